@@ -1,0 +1,43 @@
+"""Errors of the harness: one base class, a few user-facing subclasses.
+
+User and configuration errors (bad pattern text, malformed event files, invalid statistics, unknown
+planner names) raise a subclass of :class:`CEPError` whose message is one line naming the component
+and the offending value.  Violations of internal invariants are plain ``assert`` statements.
+"""
+
+from __future__ import annotations
+
+
+class CEPError(Exception):
+    """Base class of every user-facing error; ``str(err)`` is a single line."""
+
+    def __str__(self) -> str:  # keep messages on one line whatever the caller passed
+        return " ".join(super().__str__().split())
+
+
+class PatternSyntaxError(CEPError):
+    """Pattern text that does not parse; names line, column and what was expected."""
+
+
+class PatternError(CEPError):
+    """A pattern that parses but is not valid (undeclared variable, NOT inside OR, ...)."""
+
+
+class StreamError(CEPError):
+    """An events file that cannot be read: names file, row and field."""
+
+
+class StatisticsError(CEPError):
+    """Statistics that are missing a rate, or hold a selectivity outside [0, 1], or NaN."""
+
+
+class PlanError(CEPError):
+    """An unknown planner, or a plan that does not fit its pattern."""
+
+
+class ConfigError(CEPError):
+    """A configuration value that names something that does not exist."""
+
+
+class PartialMatchLimitError(CEPError):
+    """An evaluation crossed its configured cap on live partial matches."""

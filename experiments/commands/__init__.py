@@ -1,0 +1,1 @@
+"""Subcommands of ``python -m experiments`` (see :mod:`experiments.cli`)."""

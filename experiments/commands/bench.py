@@ -1,0 +1,27 @@
+"""``python -m experiments bench <name>``: benchmarks that print figures (never timed unit tests).
+
+Each benchmark is a module with ``HELP``, ``add_arguments(parser)`` and ``main(args) -> int``;
+adding one is one module plus one line in :data:`BENCHMARKS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+HELP = "run a benchmark (planners: plan time and cost; evaluators: throughput)"
+
+BENCHMARKS: dict[str, str] = {}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="benchmark", metavar="<benchmark>")
+    sub.required = True
+    for name, module in BENCHMARKS.items():
+        mod = importlib.import_module(module)
+        b = sub.add_parser(name, help=mod.HELP, description=getattr(mod, "DESCRIPTION", mod.HELP))
+        mod.add_arguments(b)
+
+
+def main(args: argparse.Namespace) -> int:
+    return int(importlib.import_module(BENCHMARKS[args.benchmark]).main(args) or 0)

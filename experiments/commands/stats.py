@@ -1,0 +1,92 @@
+"""``python -m experiments stats``: arrival rates and condition selectivities of a dataset, on Spark."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+HELP = "compute arrival rates (and a pattern's selectivities) of a dataset as a Spark job"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dataset", "-d", required=True, help="a dataset name (configs/dataset: nasdaq, traffic, ...) or a path to an events file")
+    p.add_argument("--pattern", "-p", action="append", default=[], help="pattern text whose condition selectivities to estimate (repeatable)")
+    p.add_argument("--pattern-file", help="a file of patterns whose selectivities to estimate")
+    p.add_argument("--engine", choices=("spark", "pandas"), default="spark", help="spark (default) or the pandas reference implementation")
+    p.add_argument("--master", default="local[*]", help="Spark master (default: embedded local[*]; e.g. spark://host:7077)")
+    p.add_argument("--max-pairs", type=int, default=None, help="sample at most this many events/pairs per selectivity (default 100000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the selectivity sample")
+    p.add_argument("--types", nargs="+", help="only these event types")
+    p.add_argument("--skip-bad-rows", action="store_true", help="skip (and count) malformed or out-of-order rows instead of stopping")
+    p.add_argument("--top", type=int, default=20, help="how many event types to list in the text output (default 20; 0 = all)")
+    p.add_argument("--out", "-o", help="also write the statistics JSON to this file (usable as plan --stats)")
+    p.add_argument("--json", action="store_true", help="print the statistics as JSON")
+
+
+def main(args: argparse.Namespace) -> int:
+    from cep.parser import parse_pattern_file, parse_patterns
+    from experiments.datasets import load_dataset
+    from experiments.readers import ReadReport
+    from experiments.statistics import DEFAULT_MAX_PAIRS, estimate_statistics
+
+    patterns = [p for text in args.pattern for p in parse_patterns(text)]
+    if args.pattern_file:
+        patterns += parse_pattern_file(args.pattern_file)
+    report = ReadReport(str(args.dataset))
+    stream = load_dataset(args.dataset, types=args.types, skip_bad_rows=args.skip_bad_rows, report=report)
+    if report.skipped:
+        print(f"warning: {report.summary()}", file=sys.stderr)
+    max_pairs = args.max_pairs or DEFAULT_MAX_PAIRS
+    if args.engine == "spark":
+        from experiments.spark_statistics import compute_statistics_spark
+
+        stats = compute_statistics_spark(stream, patterns, master=args.master, max_pairs=max_pairs, seed=args.seed, progress=sys.stderr.isatty())
+    else:
+        stats = estimate_statistics(stream, patterns, max_pairs=max_pairs, seed=args.seed)
+    meta = {
+        "dataset": str(args.dataset),
+        "source": stream.source,
+        "events": len(stream),
+        "event_types": len(stream.types),
+        "span_seconds": stream.span_seconds,
+        "engine": args.engine,
+        "max_pairs": max_pairs,
+        "seed": args.seed,
+        "skipped_rows": report.skipped,
+    }
+    doc = {**stats.to_dict(), "meta": meta}
+    if args.out:
+        from pathlib import Path
+
+        from cep.io_utils import atomic_write_text
+
+        atomic_write_text(Path(args.out), json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    if args.json:
+        print(json.dumps(doc, indent=2, sort_keys=True))
+        return 0
+    print(format_statistics(stats, meta, top=args.top))
+    return 0
+
+
+def format_statistics(stats, meta: dict, top: int = 20) -> str:
+    import numpy as np
+
+    rates = sorted(stats.rates.items(), key=lambda kv: (-kv[1], kv[0]))
+    vals = np.array([r for _, r in rates]) if rates else np.zeros(1)
+    lines = [
+        f"dataset {meta['dataset']}: {meta['events']:,} events, {meta['event_types']} event types, "
+        f"span {meta['span_seconds'] / 3600:.2f} h ({meta['engine']})",
+        f"arrival rates (events/s): min {vals.min():.3g}, median {np.median(vals):.3g}, max {vals.max():.3g}",
+    ]
+    shown = rates if not top else rates[:top]
+    width = max((len(t) for t, _ in shown), default=4)
+    for t, r in shown:
+        lines.append(f"  {t:<{width}}  {r:.6g}/s  ({r * 60:.4g}/min)")
+    if top and len(rates) > top:
+        lines.append(f"  ... {len(rates) - top} more (use --top 0 or --json for all)")
+    if stats.selectivities:
+        lines.append("selectivities:")
+        for k, s in sorted(stats.selectivities.items()):
+            lines.append(f"  {k:<12} {s:.6g}")
+    return "\n".join(lines)

@@ -1,0 +1,72 @@
+"""Named datasets: the files of ``configs/dataset/*.yaml``, resolved against the repository root.
+
+The dataset config group is the one registry of dataset names: ``--dataset nasdaq`` on the command
+line and ``dataset=nasdaq`` in Hydra both mean ``configs/dataset/nasdaq.yaml``.  Anything that is not
+a dataset name is taken as a path to an events file.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from omegaconf import OmegaConf
+
+from cep.errors import ConfigError, StreamError
+from cep.events import EventStream
+from experiments.readers import ReadReport, read_events
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+CONFIG_DIR = REPO_ROOT / "configs"
+DATASET_DIR = CONFIG_DIR / "dataset"
+
+
+def dataset_names() -> list[str]:
+    return sorted(p.stem for p in DATASET_DIR.glob("*.yaml"))
+
+
+def dataset_config(name: str) -> Mapping:
+    path = DATASET_DIR / f"{name}.yaml"
+    if not path.exists():
+        raise ConfigError(f"unknown dataset {name!r}; known: {', '.join(dataset_names())} (or give a path)")
+    return OmegaConf.to_container(OmegaConf.load(path), resolve=True)
+
+
+def resolve_path(path: str | os.PathLike) -> Path:
+    """A path from a config: absolute as given, relative to the repository root otherwise."""
+    p = Path(os.path.expanduser(str(path)))
+    return p if p.is_absolute() else (REPO_ROOT / p).resolve()
+
+
+def dataset_path(spec: str | Mapping) -> Path:
+    """The events file of a dataset name, a dataset config mapping, or a path."""
+    if isinstance(spec, Mapping):
+        return resolve_path(spec["path"])
+    if (DATASET_DIR / f"{spec}.yaml").exists():
+        return resolve_path(dataset_config(spec)["path"])
+    p = Path(spec)
+    if p.exists() or p.suffix or os.sep in str(spec):
+        return p
+    raise ConfigError(f"unknown dataset {spec!r}; known: {', '.join(dataset_names())} (or give a path to an events file)")
+
+
+def load_dataset(
+    spec: str | Mapping,
+    *,
+    types: Iterable[str] | None = None,
+    start: float | None = None,
+    end: float | None = None,
+    skip_bad_rows: bool = False,
+    report: ReadReport | None = None,
+) -> EventStream:
+    """Read a dataset (name, config mapping or path) into an EventStream, optionally filtered."""
+    fmt = "auto"
+    if isinstance(spec, Mapping):
+        fmt = spec.get("format", "auto") or "auto"
+    elif (DATASET_DIR / f"{spec}.yaml").exists():
+        fmt = dataset_config(spec).get("format", "auto") or "auto"
+    path = dataset_path(spec)
+    if not path.exists():
+        raise StreamError(f"{path}: no such events file (dataset {spec if isinstance(spec, str) else spec.get('name')!r})")
+    return read_events(path, format=fmt, types=types, start=start, end=end, skip_bad_rows=skip_bad_rows, report=report)

@@ -1,0 +1,1 @@
+"""Experiment kinds (see :mod:`experiments.experiment`)."""

@@ -1,0 +1,74 @@
+"""The ``stats`` experiment: statistics of the bundled datasets, computed as Spark jobs.
+
+For each dataset of ``exp.datasets`` it computes the arrival rate of every event type and the
+selectivity of ``exp.example_pattern``'s condition over the dataset's two most frequent types, prints
+a summary, and writes ``<results>/stats/<dataset>.json`` (usable as ``plan --stats``) and
+``metadata.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from omegaconf import DictConfig, OmegaConf
+
+from cep.io_utils import atomic_write_text
+from cep.parser import parse_pattern
+from experiments.commands.stats import format_statistics
+from experiments.datasets import dataset_config, load_dataset
+from experiments.metadata import RunMetadata
+
+
+def run(cfg: DictConfig, out_dir: Path) -> None:
+    meta = RunMetadata(out_dir / "metadata.json", OmegaConf.to_container(cfg, resolve=True))
+    spark = None
+    use_spark = cfg.runner.name == "spark"
+    if use_spark:
+        from experiments.spark import get_spark, spark_version
+
+        spark = get_spark(cfg.runner.master, conf=OmegaConf.to_container(cfg.runner.conf))
+        meta.update(spark_master=cfg.runner.master, spark_version=spark_version())
+    meta.write()
+    outputs = {}
+    for name in cfg.exp.datasets:
+        dcfg = dataset_config(name)
+        stream = load_dataset(dcfg)
+        counts = stream.type_counts().most_common(2)
+        if len(counts) < 2:
+            a = b = counts[0][0]
+        else:
+            (a, _), (b, _) = counts
+        pattern = parse_pattern(cfg.exp.example_pattern.replace("{A}", _quote(a)).replace("{B}", _quote(b)))
+        if use_spark:
+            from experiments.spark_statistics import compute_statistics_spark
+
+            stats = compute_statistics_spark(stream, [pattern], spark=spark, max_pairs=cfg.exp.max_pairs, seed=cfg.seed, progress=cfg.progress)
+        else:
+            from experiments.statistics import estimate_statistics
+
+            stats = estimate_statistics(stream, [pattern], max_pairs=cfg.exp.max_pairs, seed=cfg.seed)
+        info = {
+            "dataset": name,
+            "source": stream.source,
+            "events": len(stream),
+            "event_types": len(stream.types),
+            "span_seconds": stream.span_seconds,
+            "engine": "spark" if use_spark else "pandas",
+            "example_pattern": str(pattern),
+            "max_pairs": cfg.exp.max_pairs,
+            "seed": cfg.seed,
+        }
+        path = out_dir / f"{name}.json"
+        atomic_write_text(path, json.dumps({**stats.to_dict(), "meta": info}, indent=2, sort_keys=True) + "\n")
+        outputs[name] = str(path)
+        print(format_statistics(stats, info, top=10))
+        print(f"example pattern: {pattern}")
+        print(f"written: {path}\n")
+    meta.finish(outputs=outputs)
+
+
+def _quote(t: str) -> str:
+    from cep.parser import format_type
+
+    return format_type(t)

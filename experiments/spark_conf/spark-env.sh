@@ -1,0 +1,2 @@
+#!/usr/bin/env bash
+export SPARK_LOCAL_IP=127.0.0.1

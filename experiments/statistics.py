@@ -1,0 +1,219 @@
+"""Statistics of an event stream: arrival rates and condition selectivities (pandas/numpy).
+
+Definitions (shared with the Spark job in :mod:`experiments.spark_statistics`, which must agree
+with this module exactly whenever no sampling happens):
+
+* **Arrival rate** of an event type = its number of events / the stream's span in seconds
+  (last timestamp minus first).  A type a pattern names but the stream lacks has rate 0.
+* **Selectivity** of the conditions on a set of variables (MCEP Section 2: "the probability of the
+  input tuple to successfully pass the condition"), keyed by the variables as in
+  :class:`cep.Statistics`:
+    - one variable ``u`` (a filter): the fraction of events of ``u``'s type that satisfy every
+      condition on exactly ``{u}``;
+    - two variables ``u, v``: the fraction of ordered pairs ``(x, y)`` of distinct events, ``x`` of
+      ``u``'s type and ``y`` of ``v``'s type, lying within the pattern's window of each other
+      (``|key(x) - key(y)| <= L`` as in :mod:`cep.semantics`), that satisfy every condition on
+      exactly ``{u, v}``.
+  When there are more than ``max_pairs`` candidates (events for a filter, pairs for a binary
+  condition), a seeded uniform sample of ``max_pairs`` of them (with replacement) is evaluated.
+  A pair set that is empty gives selectivity 1.0 (nothing to estimate from; the plan cost does not
+  depend on it then).  Conditions over three or more variables are not estimated: give them in a
+  statistics file.
+  Division by zero makes a comparison false, as in the evaluators.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from cep.conditions import Attr, BinOp, Comparison, Const, Neg, selectivity_key
+from cep.errors import StatisticsError
+from cep.events import EventStream
+from cep.pattern import Pattern, WindowKind
+from cep.statistics import Statistics
+
+DEFAULT_MAX_PAIRS = 100_000
+
+
+def arrival_rates(stream: EventStream, extra_types: Iterable[str] = ()) -> dict[str, float]:
+    span = stream.span_seconds
+    if span <= 0:
+        raise StatisticsError(
+            f"{stream.source}: the stream spans {span} seconds ({len(stream)} events); rates need a positive span"
+        )
+    rates = {t: c / span for t, c in stream.type_counts().items()}
+    for t in extra_types:
+        rates.setdefault(t, 0.0)
+    return rates
+
+
+def condition_groups(patterns: Sequence[Pattern]) -> dict[str, tuple[dict[str, str], list[Comparison], object]]:
+    """key -> (variable types, conditions on exactly those variables, window) over all patterns."""
+    groups: dict[str, tuple[dict[str, str], list[Comparison], object]] = {}
+    for p in patterns:
+        types = p.var_types()
+        for c in p.conditions:
+            k = c.key
+            vt = {v: types[v] for v in c.variables}
+            if k in groups:
+                if groups[k][0] != vt:
+                    raise StatisticsError(
+                        f"variables {k} have different event types in different patterns "
+                        f"({groups[k][0]} vs {vt}); estimate statistics per pattern"
+                    )
+                if groups[k][2] != p.window:
+                    raise StatisticsError(f"variables {k} appear under different windows; estimate statistics per pattern")
+                groups[k][1].append(c)
+            else:
+                groups[k] = (vt, [c], p.window)
+    return groups
+
+
+class _Columns:
+    """Per-type numpy arrays (positions, window keys, attributes) built lazily from a stream."""
+
+    def __init__(self, stream: EventStream) -> None:
+        self.stream = stream
+        self._idx: dict[str, np.ndarray] = {}
+        self._attr: dict[tuple[str, str], np.ndarray] = {}
+        by_type: dict[str, list[int]] = defaultdict(list)
+        for e in stream:
+            by_type[e.type].append(e.pos)
+        self._by_type = by_type
+        self.ts = np.fromiter((e.ts for e in stream), dtype=np.float64, count=len(stream))
+
+    def positions(self, t: str) -> np.ndarray:
+        if t not in self._idx:
+            self._idx[t] = np.asarray(self._by_type.get(t, []), dtype=np.int64)
+        return self._idx[t]
+
+    def keys(self, t: str, kind: WindowKind) -> np.ndarray:
+        pos = self.positions(t)
+        return self.ts[pos] if kind is WindowKind.TIME else pos.astype(np.float64)
+
+    def attr(self, t: str, name: str) -> np.ndarray:
+        k = (t, name)
+        if k not in self._attr:
+            evs = self.stream.events
+            try:
+                self._attr[k] = np.asarray([evs[i].attrs[name] for i in self.positions(t)], dtype=np.float64)
+            except KeyError:
+                raise StatisticsError(f"{self.stream.source}: events of type {t!r} have no attribute {name!r}") from None
+            except (TypeError, ValueError):
+                raise StatisticsError(f"{self.stream.source}: attribute {name!r} of type {t!r} is not numeric") from None
+        return self._attr[k]
+
+
+def eval_numpy(c: Comparison, column) -> np.ndarray:
+    """Evaluate a comparison over aligned arrays; ``column(var, attr)`` returns an array."""
+
+    bad = None
+
+    def ev(e):
+        nonlocal bad
+        if isinstance(e, Attr):
+            return column(e.var, e.name)
+        if isinstance(e, Const):
+            return np.float64(e.value)
+        if isinstance(e, Neg):
+            return -ev(e.operand)
+        a, b = ev(e.left), ev(e.right)
+        if e.op == "+":
+            return a + b
+        if e.op == "-":
+            return a - b
+        if e.op == "*":
+            return a * b
+        zero = np.asarray(b) == 0
+        bad = zero if bad is None else (bad | zero)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(zero, 0.0, a / np.where(zero, 1.0, b))
+
+    left, right = ev(c.left), ev(c.right)
+    op = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal, "=": np.equal, "!=": np.not_equal}[c.op]
+    out = op(left, right)
+    if bad is not None:
+        out = out & ~bad
+    return np.asarray(out, dtype=bool)
+
+
+def window_pairs(xk: np.ndarray, yk: np.ndarray, limit: float, same_type: bool):
+    """For sorted key arrays, per x: [lo, hi) of y within ``limit``; counts exclude x itself when
+    x and y come from the same type (the pair of an event with itself)."""
+    lo = np.searchsorted(yk, xk - limit, side="left")
+    hi = np.searchsorted(yk, xk + limit, side="right")
+    counts = hi - lo - (1 if same_type else 0)
+    return lo, hi, counts
+
+
+def sample_pairs(xk, yk, limit: float, same_type: bool, max_pairs: int, seed: int):
+    """Indices (into the x and y arrays) of every window pair, or of a seeded uniform sample of
+    ``max_pairs`` of them (with replacement) when there are more."""
+    lo, _, counts = window_pairs(xk, yk, limit, same_type)
+    counts = np.maximum(counts, 0)
+    total = int(counts.sum())
+    if total == 0:
+        return np.empty(0, np.int64), np.empty(0, np.int64), 0
+    cum = np.cumsum(counts)
+    if total <= max_pairs:
+        g = np.arange(total, dtype=np.int64)
+    else:
+        g = np.sort(np.random.default_rng(seed).integers(0, total, size=max_pairs))
+    xi = np.searchsorted(cum, g, side="right")
+    offset = g - (cum[xi] - counts[xi])
+    yj = lo[xi] + offset
+    if same_type:
+        yj = yj + (yj >= xi)  # skip the event itself: y index xi lies inside its own window
+    return xi.astype(np.int64), yj.astype(np.int64), total
+
+
+def estimate_statistics(
+    stream: EventStream,
+    patterns: Sequence[Pattern] = (),
+    *,
+    max_pairs: int = DEFAULT_MAX_PAIRS,
+    seed: int = 0,
+) -> Statistics:
+    """Rates of every type in the stream (and in the patterns) and selectivities of the patterns'
+    conditions, by the definitions of this module's docstring."""
+    pattern_types = [t for p in patterns for t in p.event_types]
+    rates = arrival_rates(stream, pattern_types)
+    cols = _Columns(stream)
+    sels: dict[str, float] = {}
+    for key, (vtypes, conds, window) in condition_groups(patterns).items():
+        sels[key] = _selectivity(cols, vtypes, conds, window, max_pairs, seed)
+    return Statistics(rates, sels, source=stream.source)
+
+
+def _selectivity(cols: _Columns, vtypes: Mapping[str, str], conds, window, max_pairs: int, seed: int) -> float:
+    vs = sorted(vtypes)
+    if len(vs) == 1:
+        (u,) = vs
+        t = vtypes[u]
+        n = len(cols.positions(t))
+        if n == 0:
+            return 1.0
+        idx = np.arange(n) if n <= max_pairs else np.sort(np.random.default_rng(seed).integers(0, n, size=max_pairs))
+        ok = np.ones(len(idx), dtype=bool)
+        for c in conds:
+            ok &= eval_numpy(c, lambda var, a: cols.attr(t, a)[idx])
+        return float(ok.mean())
+    if len(vs) == 2:
+        u, v = vs
+        tu, tv = vtypes[u], vtypes[v]
+        xi, yj, total = sample_pairs(
+            cols.keys(tu, window.kind), cols.keys(tv, window.kind), window.span_limit, tu == tv, max_pairs, seed
+        )
+        if total == 0:
+            return 1.0
+        idx = {u: (tu, xi), v: (tv, yj)}
+        ok = np.ones(len(xi), dtype=bool)
+        for c in conds:
+            ok &= eval_numpy(c, lambda var, a: cols.attr(idx[var][0], a)[idx[var][1]])
+        return float(ok.mean())
+    raise StatisticsError(
+        f"conditions over {len(vs)} variables ({selectivity_key(vs)}) are not estimated; give their selectivity in a statistics file"
+    )

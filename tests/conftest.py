@@ -1,0 +1,25 @@
+"""Shared fixtures: real data paths and one embedded Spark session for the whole test run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DATA = REPO_ROOT / "data"
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    return DATA
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """An embedded local[2] SparkSession (loopback only, no UI), stopped at the end of the run."""
+    from experiments.spark import get_spark
+
+    session = get_spark("local[2]", app_name="cep-tests", conf={"spark.task.maxFailures": "1"})
+    yield session
+    session.stop()

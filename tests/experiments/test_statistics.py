@@ -1,0 +1,100 @@
+"""Statistics: the Spark job equals the pandas computation; definitions hold on small streams."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+
+from cep import Event, EventStream, Statistics, StatisticsError, parse_pattern
+from experiments.statistics import estimate_statistics, sample_pairs
+from experiments.synthetic import generate_stream
+
+
+def small_stream():
+    return generate_stream({"A": 0.5, "B": 0.3, "C": 0.2}, 120.0, seed=3)
+
+
+PATTERNS = [
+    parse_pattern("PATTERN SEQ(A a, B b, A c) WHERE a.x < b.x AND b.diff + 1 > c.diff * 2 AND a.y > 40 WITHIN 10 seconds"),
+    parse_pattern("PATTERN AND(C d, B e) WHERE d.y / e.x < 3 WITHIN 7 events"),
+]
+
+
+@pytest.mark.spark
+def test_spark_statistics_equal_pandas_on_a_small_stream(spark):
+    from experiments.spark_statistics import compute_statistics_spark
+
+    s = small_stream()
+    expected = estimate_statistics(s, PATTERNS)
+    got = compute_statistics_spark(s, PATTERNS, spark=spark, progress=False)
+    assert got.rates == pytest.approx(dict(expected.rates), rel=1e-12)
+    assert dict(got.selectivities) == dict(expected.selectivities)
+    assert set(got.selectivities) == {"a,b", "b,c", "a", "d,e"}
+
+
+def test_rates_are_counts_over_span():
+    s = EventStream([Event("A", 0.0, {}), Event("B", 1.0, {}), Event("A", 4.0, {})])
+    st = estimate_statistics(s, [parse_pattern("PATTERN SEQ(A a, Z z) WITHIN 1 s")])
+    assert dict(st.rates) == {"A": 0.5, "B": 0.25, "Z": 0.0}
+
+
+def test_pair_selectivity_is_the_exact_fraction_of_window_pairs():
+    s = small_stream()
+    p = PATTERNS[0]
+    st = estimate_statistics(s, [p])
+    W = p.window.size
+    As = [e for e in s if e.type == "A"]
+    Bs = [e for e in s if e.type == "B"]
+    pairs = [(x, y) for x, y in itertools.product(As, Bs) if abs(x.ts - y.ts) <= W]
+    assert st.selectivity(["a", "b"]) == sum(x.attrs["x"] < y.attrs["x"] for x, y in pairs) / len(pairs)
+    same = [(x, y) for x, y in itertools.product(Bs, As) if abs(x.ts - y.ts) <= W]
+    assert st.selectivity(["b", "c"]) == sum(x.attrs["diff"] + 1 > y.attrs["diff"] * 2 for x, y in same) / len(same)
+    assert st.selectivity(["a"]) == sum(e.attrs["y"] > 40 for e in As) / len(As)
+
+
+def test_same_type_pairs_exclude_the_event_itself():
+    import numpy as np
+
+    keys = np.array([0.0, 1.0, 1.0, 5.0])
+    xi, yj, total = sample_pairs(keys, keys, 1.0, True, 1000, 0)
+    pairs = set(zip(xi.tolist(), yj.tolist()))
+    assert total == len(pairs) == 6
+    assert pairs == {(0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)}
+
+
+def test_sampling_is_bounded_and_seeded():
+    s = generate_stream({"A": 5.0, "B": 5.0}, 200.0, seed=1)
+    p = parse_pattern("PATTERN SEQ(A a, B b) WHERE a.x < b.x WITHIN 60 seconds")
+    exact = estimate_statistics(s, [p]).selectivity(["a", "b"])
+    s1 = estimate_statistics(s, [p], max_pairs=2000, seed=7).selectivity(["a", "b"])
+    s2 = estimate_statistics(s, [p], max_pairs=2000, seed=7).selectivity(["a", "b"])
+    assert s1 == s2
+    assert abs(s1 - exact) < 0.05
+
+
+def test_statistics_json_round_trip_and_validation(tmp_path):
+    st = Statistics({"MSFT": 1.25, "GOOG": 3.0}, {"m,g": 0.3, "m": 0.5})
+    assert st.selectivity(["g", "m"]) == 0.3 and st.selectivity(["g"]) == 1.0
+    path = tmp_path / "s.json"
+    st.save(path)
+    assert Statistics.load(path) == Statistics(st.rates, st.selectivities, str(path))
+    path.write_text(json.dumps({"rates": {"A": 1}, "selectivities": {"a,b": 1.5}}))
+    with pytest.raises(StatisticsError, match=r"selectivity 'a,b' must be a number in \[0, 1\]"):
+        Statistics.load(path)
+    path.write_text(json.dumps({"rates": {"A": -1}}))
+    with pytest.raises(StatisticsError, match="rate of event type 'A'"):
+        Statistics.load(path)
+    path.write_text("{not json")
+    with pytest.raises(StatisticsError, match="line 1 column 2"):
+        Statistics.load(path)
+    with pytest.raises(StatisticsError, match="no arrival rate for event type 'Z'"):
+        st.require_types(["MSFT", "Z"])
+
+
+def test_conditions_over_three_variables_are_refused():
+    s = small_stream()
+    p = parse_pattern("PATTERN SEQ(A a, B b, C c) WHERE a.x + b.x < c.x WITHIN 10 s")
+    with pytest.raises(StatisticsError, match="3 variables"):
+        estimate_statistics(s, [p])
