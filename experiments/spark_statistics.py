@@ -1,13 +1,19 @@
 """The statistics job on Spark: arrival rates and selectivities as Spark DataFrame jobs.
 
 Same definitions as :mod:`experiments.statistics` (read its docstring); without sampling the two
-give identical numbers, which the tests check.  Window pairs are found with a bucketed equi-join:
-each event's window key is cut into buckets of the window length ``L``; a pair within ``L`` of each
-other lies in the same or an adjacent bucket, so ``x`` is joined with ``y`` on
-``bucket(y) in {bucket(x) - 1, bucket(x), bucket(x) + 1}`` and then filtered on
-``|key(x) - key(y)| <= L``.  Sampling (when there are more candidates than ``max_pairs``) uses
-Spark's seeded Poisson sampling and keeps at most ``max_pairs`` rows, so sampled estimates differ
-from the pandas ones.
+give identical numbers, which the tests check.  All selectivities of a pattern or a whole workload
+are computed in one batched job:
+
+* a small *groups* table lists each condition group (``gid``), its event types, window length
+  ``L`` and condition *form* (the conditions with the variables renamed to roles ``x`` and ``y``,
+  so that the hundreds of groups of a workload share a handful of forms);
+* filter groups join the events on their type; pair groups join ``x`` events and ``y`` events on
+  ``(gid, bucket)``, where an event's bucket is ``floor(key / L)`` and ``x`` is exploded into its
+  own and both neighbouring buckets (two keys within ``L`` of each other lie in the same or adjacent
+  buckets), then keep ``|key(x) - key(y)| <= L`` and ``pos(x) != pos(y)``;
+* groups with more than ``max_pairs`` candidates keep a seeded random ``max_pairs`` of them
+  (``row_number`` over a seeded ``rand`` per group), so sampled estimates differ from pandas';
+* one aggregation evaluates ``CASE form WHEN ... END`` and averages it per group.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from cep.errors import StatisticsError
 from cep.events import EventStream
 from cep.pattern import Pattern, WindowKind
 from cep.statistics import Statistics
-from experiments.statistics import DEFAULT_MAX_PAIRS, condition_groups
+from experiments.statistics import DEFAULT_MAX_PAIRS, ConditionGroup, condition_groups
 
 
 def stream_frame(stream: EventStream, attributes: Sequence[str]) -> pd.DataFrame:
@@ -36,19 +42,21 @@ def stream_frame(stream: EventStream, attributes: Sequence[str]) -> pd.DataFrame
             data[f"a__{a}"] = [float(e.attrs[a]) for e in stream]
         except KeyError:
             raise StatisticsError(f"{stream.source}: some events have no attribute {a!r}") from None
+        except (TypeError, ValueError):
+            raise StatisticsError(f"{stream.source}: attribute {a!r} is not numeric") from None
     return pd.DataFrame(data)
 
 
-def _column(expr, prefix_of):
+def _column(expr, role_of):
     from pyspark.sql import functions as F
 
     if isinstance(expr, Attr):
-        return F.col(f"{prefix_of(expr.var)}__{expr.name}")
+        return F.col(f"{role_of(expr.var)}__{expr.name}")
     if isinstance(expr, Const):
         return F.lit(float(expr.value))
     if isinstance(expr, Neg):
-        return -_column(expr.operand, prefix_of)
-    a, b = _column(expr.left, prefix_of), _column(expr.right, prefix_of)
+        return -_column(expr.operand, role_of)
+    a, b = _column(expr.left, role_of), _column(expr.right, role_of)
     if expr.op == "+":
         return a + b
     if expr.op == "-":
@@ -58,11 +66,11 @@ def _column(expr, prefix_of):
     return F.try_divide(a, b)  # null on division by zero: the comparison becomes false below
 
 
-def condition_column(c: Comparison, prefix_of):
+def condition_column(c: Comparison, role_of):
     """A boolean Spark column for a comparison; null (division by zero) counts as false."""
     from pyspark.sql import functions as F
 
-    left, right = _column(c.left, prefix_of), _column(c.right, prefix_of)
+    left, right = _column(c.left, role_of), _column(c.right, role_of)
     cmp = {
         "<": left < right,
         "<=": left <= right,
@@ -72,6 +80,11 @@ def condition_column(c: Comparison, prefix_of):
         "!=": left != right,
     }[c.op]
     return F.coalesce(cmp, F.lit(False))
+
+
+def _form(g: ConditionGroup) -> tuple[str, ...]:
+    roles = dict(zip(sorted(g.vtypes), ("x", "y")))
+    return tuple(str(c.rename(roles)) for c in g.conditions)
 
 
 def compute_statistics_spark(
@@ -84,20 +97,33 @@ def compute_statistics_spark(
     seed: int = 0,
     progress: bool = True,
 ) -> Statistics:
-    """Rates and selectivities of ``patterns``' conditions over ``stream``, computed by Spark."""
+    """Rates and selectivities of ``patterns``' conditions (keys shared across patterns)."""
+    return _compute(stream, patterns, spark, master, max_pairs, seed, progress, per_pattern=False)[0]
+
+
+def compute_workload_statistics_spark(
+    stream: EventStream,
+    patterns: Sequence[Pattern],
+    *,
+    spark=None,
+    master: str = "local[*]",
+    max_pairs: int = DEFAULT_MAX_PAIRS,
+    seed: int = 0,
+    progress: bool = True,
+) -> list[Statistics]:
+    """One Statistics per pattern (shared rates), all selectivities in one batched Spark job."""
+    return _compute(stream, patterns, spark, master, max_pairs, seed, progress, per_pattern=True)
+
+
+def _compute(stream, patterns, spark, master, max_pairs, seed, progress, per_pattern):
     from pyspark.sql import functions as F
     from tqdm import tqdm
 
     from experiments.spark import get_spark
 
-    groups = condition_groups(patterns)
-    for key, (vtypes, _, _) in groups.items():
-        if len(vtypes) > 2:
-            raise StatisticsError(
-                f"conditions over {len(vtypes)} variables ({key}) are not estimated; give their selectivity in a statistics file"
-            )
-    attrs = sorted({a.name for _, conds, _ in groups.values() for c in conds for a in c.attributes})
-    steps = tqdm(total=2 + len(groups), desc="statistics on Spark", unit="job", disable=not progress, leave=False)
+    groups = condition_groups(patterns, per_pattern=per_pattern)
+    attrs = sorted({a.name for g in groups for c in g.conditions for a in c.attributes})
+    steps = tqdm(total=4, desc="statistics on Spark", unit="step", disable=not progress, leave=False)
     spark = spark or get_spark(master)
     steps.set_postfix_str("loading events")
     df = spark.createDataFrame(stream_frame(stream, attrs)).cache()
@@ -116,67 +142,97 @@ def compute_statistics_spark(
             rates.setdefault(t, 0.0)
     steps.update(1)
 
-    sels: dict[str, float] = {}
-    for key, (vtypes, conds, window) in groups.items():
-        steps.set_postfix_str(f"selectivity {key}")
-        sels[key] = _selectivity(df, vtypes, conds, window, max_pairs, seed)
-        steps.update(1)
+    sel = _selectivities(spark, df, groups, max_pairs, seed, steps) if groups else {}
     steps.close()
     df.unpersist()
-    return Statistics(rates, sels, source=f"{stream.source} (Spark {spark.version})")
+    n_scopes = len(patterns) if per_pattern else 1
+    per_scope: list[dict[str, float]] = [{} for _ in range(n_scopes)]
+    for gid, g in enumerate(groups):
+        per_scope[g.scope][g.key] = sel.get(gid, 1.0)  # no candidates at all: 1.0, as in pandas
+    source = f"{stream.source} (Spark {spark.version})"
+    return [Statistics(rates, s, source=source) for s in per_scope]
 
 
-def _selectivity(df, vtypes, conds, window, max_pairs: int, seed: int) -> float:
+def _selectivities(spark, df, groups: list[ConditionGroup], max_pairs: int, seed: int, steps) -> dict[int, float]:
+    from pyspark.sql import Window as W
     from pyspark.sql import functions as F
 
-    vs = sorted(vtypes)
-    key_col = F.col("ts") if window.kind is WindowKind.TIME else F.col("pos").cast("double")
-    if len(vs) == 1:
-        (u,) = vs
-        ev = df.filter(F.col("type") == vtypes[u])
-        n = ev.count()
-        if n == 0:
-            return 1.0
-        if n > max_pairs:
-            ev = ev.sample(withReplacement=True, fraction=max_pairs / n, seed=seed).limit(max_pairs)
-        ok = F.lit(True)
-        for c in conds:
-            ok = ok & condition_column(c, lambda var: "a")
-        row = ev.agg(F.avg(ok.cast("double")).alias("s"), F.count("*").alias("n")).collect()[0]
-        return float(row["s"]) if row["n"] else 1.0
-
-    u, v = vs
-    limit = float(window.span_limit)
-    attr_cols = [c for c in df.columns if c.startswith("a__")]
-
-    def side(var: str, t: str):
-        s = df.filter(F.col("type") == t).select(
-            F.col("pos").alias(f"{var}__pos"),
-            key_col.alias(f"{var}__key"),
-            *[F.col(c).alias(f"{var}__{c[3:]}") for c in attr_cols],
+    forms: dict[tuple[str, ...], int] = {}
+    rows = []
+    for gid, g in enumerate(groups):
+        vs = sorted(g.vtypes)
+        fid = forms.setdefault(_form(g), len(forms))
+        limit = float(g.window.span_limit)
+        rows.append(
+            {
+                "gid": gid,
+                "form": fid,
+                "tu": g.vtypes[vs[0]],
+                "tv": g.vtypes[vs[1]] if len(vs) == 2 else None,
+                "L": limit,
+                "width": limit if limit > 0 else 1.0,
+                "by_pos": g.window.kind is WindowKind.COUNT,
+            }
         )
-        if limit > 0:
-            s = s.withColumn(f"{var}__bucket", F.floor(F.col(f"{var}__key") / F.lit(limit)).cast("long"))
-        return s
+    gtab = spark.createDataFrame(pd.DataFrame(rows))
+    attr_cols = [c for c in df.columns if c.startswith("a__")]
+    key = F.when(F.col("by_pos"), F.col("pos").cast("double")).otherwise(F.col("ts"))
 
-    x, y = side(u, vtypes[u]), side(v, vtypes[v])
-    if limit > 0:
-        x = x.withColumn("jb", F.explode(F.array(*(F.col(f"{u}__bucket") + d for d in (-1, 0, 1)))))
-        pairs = x.join(y, x["jb"] == y[f"{v}__bucket"])
-    else:
-        pairs = x.join(y, x[f"{u}__key"] == y[f"{v}__key"])
-    pairs = pairs.filter(
-        (F.abs(F.col(f"{u}__key") - F.col(f"{v}__key")) <= F.lit(limit)) & (F.col(f"{u}__pos") != F.col(f"{v}__pos"))
+    steps.set_postfix_str(f"{len(groups)} selectivities: candidates")
+    filt = (
+        df.join(F.broadcast(gtab.filter(F.col("tv").isNull())), df["type"] == F.col("tu"))
+        .select("gid", "form", *[F.col(c).alias(f"x__{c[3:]}") for c in attr_cols], *[F.lit(None).cast("double").alias(f"y__{c[3:]}") for c in attr_cols])
     )
-    total = pairs.count()
-    if total == 0:
-        return 1.0
-    if total > max_pairs:
-        pairs = pairs.sample(withReplacement=True, fraction=max_pairs / total, seed=seed).limit(max_pairs)
-    ok = F.lit(True)
-    for c in conds:
-        ok = ok & condition_column(c, lambda var: var)
-    row = pairs.agg(F.avg(ok.cast("double")).alias("s"), F.count("*").alias("n")).collect()[0]
-    return float(row["s"]) if row["n"] else 1.0
+    pair_groups = F.broadcast(gtab.filter(F.col("tv").isNotNull()))
+    x = (
+        df.join(pair_groups, df["type"] == F.col("tu"))
+        .select(
+            "gid",
+            "form",
+            "L",
+            F.col("pos").alias("x__pos"),
+            key.alias("x__key"),
+            F.explode(F.array(*(F.floor(key / F.col("width")).cast("long") + d for d in (-1, 0, 1)))).alias("bucket"),
+            *[F.col(c).alias(f"x__{c[3:]}") for c in attr_cols],
+        )
+    )
+    y = (
+        df.join(pair_groups, df["type"] == F.col("tv"))
+        .select(
+            F.col("gid").alias("y_gid"),
+            F.col("pos").alias("y__pos"),
+            key.alias("y__key"),
+            F.floor(key / F.col("width")).cast("long").alias("y_bucket"),
+            *[F.col(c).alias(f"y__{c[3:]}") for c in attr_cols],
+        )
+    )
+    pairs = (
+        x.join(y, (x["gid"] == y["y_gid"]) & (x["bucket"] == y["y_bucket"]))
+        .filter((F.abs(F.col("x__key") - F.col("y__key")) <= F.col("L")) & (F.col("x__pos") != F.col("y__pos")))
+        .select("gid", "form", *[f"x__{c[3:]}" for c in attr_cols], *[f"y__{c[3:]}" for c in attr_cols])
+    )
+    cand = filt.unionByName(pairs).cache()
+    sizes = {r["gid"]: r["count"] for r in cand.groupBy("gid").count().collect()}
+    steps.update(1)
 
-
+    steps.set_postfix_str(f"{len(groups)} selectivities: evaluating")
+    if any(n > max_pairs for n in sizes.values()):
+        rank = F.row_number().over(W.partitionBy("gid").orderBy(F.rand(seed)))
+        cand_s = cand.withColumn("_rank", rank).filter(F.col("_rank") <= max_pairs)
+    else:
+        cand_s = cand
+    by_form = {fid: form for form, fid in forms.items()}
+    case = None
+    for fid in sorted(by_form):
+        g = groups[next(i for i, r in enumerate(rows) if r["form"] == fid)]
+        roles = dict(zip(sorted(g.vtypes), ("x", "y")))
+        ok = F.lit(True)
+        for c in g.conditions:
+            ok = ok & condition_column(c.rename(roles), lambda role: role)
+        case = F.when(F.col("form") == fid, ok) if case is None else case.when(F.col("form") == fid, ok)
+    result = {
+        r["gid"]: float(r["s"]) for r in cand_s.groupBy("gid").agg(F.avg(case.cast("double")).alias("s")).collect()
+    }
+    steps.update(1)
+    cand.unpersist()
+    return result

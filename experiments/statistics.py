@@ -25,6 +25,7 @@ with this module exactly whenever no sampling happens):
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -32,7 +33,7 @@ import numpy as np
 from cep.conditions import Attr, BinOp, Comparison, Const, Neg, selectivity_key
 from cep.errors import StatisticsError
 from cep.events import EventStream
-from cep.pattern import Pattern, WindowKind
+from cep.pattern import Pattern, Window, WindowKind
 from cep.statistics import Statistics
 
 DEFAULT_MAX_PAIRS = 100_000
@@ -50,26 +51,45 @@ def arrival_rates(stream: EventStream, extra_types: Iterable[str] = ()) -> dict[
     return rates
 
 
-def condition_groups(patterns: Sequence[Pattern]) -> dict[str, tuple[dict[str, str], list[Comparison], object]]:
-    """key -> (variable types, conditions on exactly those variables, window) over all patterns."""
-    groups: dict[str, tuple[dict[str, str], list[Comparison], object]] = {}
-    for p in patterns:
+@dataclass(frozen=True)
+class ConditionGroup:
+    """The conditions of one pattern (``scope``) on exactly one set of variables (``key``)."""
+
+    scope: int
+    key: str
+    vtypes: dict
+    conditions: tuple
+    window: Window
+
+
+def condition_groups(patterns: Sequence[Pattern], *, per_pattern: bool = False) -> list[ConditionGroup]:
+    """Group the patterns' conditions by variable set.  With ``per_pattern`` each pattern is its own
+    scope; otherwise patterns share keys, which must then agree on types and window."""
+    groups: dict[tuple[int, str], ConditionGroup] = {}
+    for i, p in enumerate(patterns):
+        scope = i if per_pattern else 0
         types = p.var_types()
         for c in p.conditions:
-            k = c.key
             vt = {v: types[v] for v in c.variables}
-            if k in groups:
-                if groups[k][0] != vt:
-                    raise StatisticsError(
-                        f"variables {k} have different event types in different patterns "
-                        f"({groups[k][0]} vs {vt}); estimate statistics per pattern"
-                    )
-                if groups[k][2] != p.window:
-                    raise StatisticsError(f"variables {k} appear under different windows; estimate statistics per pattern")
-                groups[k][1].append(c)
-            else:
-                groups[k] = (vt, [c], p.window)
-    return groups
+            g = groups.get((scope, c.key))
+            if g is None:
+                groups[(scope, c.key)] = ConditionGroup(scope, c.key, vt, (c,), p.window)
+                continue
+            if g.vtypes != vt:
+                raise StatisticsError(
+                    f"variables {c.key} have different event types in different patterns "
+                    f"({g.vtypes} vs {vt}); estimate statistics per pattern"
+                )
+            if g.window != p.window:
+                raise StatisticsError(f"variables {c.key} appear under different windows; estimate statistics per pattern")
+            groups[(scope, c.key)] = ConditionGroup(scope, c.key, vt, g.conditions + (c,), g.window)
+    for g in groups.values():
+        if len(g.vtypes) > 2:
+            raise StatisticsError(
+                f"conditions over {len(g.vtypes)} variables ({g.key}) are not estimated; "
+                "give their selectivity in a statistics file"
+            )
+    return list(groups.values())
 
 
 class _Columns:
@@ -178,14 +198,29 @@ def estimate_statistics(
     seed: int = 0,
 ) -> Statistics:
     """Rates of every type in the stream (and in the patterns) and selectivities of the patterns'
-    conditions, by the definitions of this module's docstring."""
-    pattern_types = [t for p in patterns for t in p.event_types]
-    rates = arrival_rates(stream, pattern_types)
+    conditions (keys shared across patterns), by the definitions of this module's docstring."""
+    return _estimate(stream, patterns, max_pairs, seed, per_pattern=False)[0]
+
+
+def estimate_workload_statistics(
+    stream: EventStream,
+    patterns: Sequence[Pattern],
+    *,
+    max_pairs: int = DEFAULT_MAX_PAIRS,
+    seed: int = 0,
+) -> list[Statistics]:
+    """One Statistics per pattern (shared rates, the pattern's own selectivities)."""
+    return _estimate(stream, patterns, max_pairs, seed, per_pattern=True)
+
+
+def _estimate(stream, patterns, max_pairs, seed, per_pattern):
+    rates = arrival_rates(stream, [t for p in patterns for t in p.event_types])
     cols = _Columns(stream)
-    sels: dict[str, float] = {}
-    for key, (vtypes, conds, window) in condition_groups(patterns).items():
-        sels[key] = _selectivity(cols, vtypes, conds, window, max_pairs, seed)
-    return Statistics(rates, sels, source=stream.source)
+    n_scopes = len(patterns) if per_pattern else 1
+    sels: list[dict[str, float]] = [{} for _ in range(n_scopes)]
+    for g in condition_groups(patterns, per_pattern=per_pattern):
+        sels[g.scope][g.key] = _selectivity(cols, g.vtypes, g.conditions, g.window, max_pairs, seed)
+    return [Statistics(rates, s, source=stream.source) for s in sels]
 
 
 def _selectivity(cols: _Columns, vtypes: Mapping[str, str], conds, window, max_pairs: int, seed: int) -> float:
@@ -214,6 +249,4 @@ def _selectivity(cols: _Columns, vtypes: Mapping[str, str], conds, window, max_p
         for c in conds:
             ok &= eval_numpy(c, lambda var, a: cols.attr(idx[var][0], a)[idx[var][1]])
         return float(ok.mean())
-    raise StatisticsError(
-        f"conditions over {len(vs)} variables ({selectivity_key(vs)}) are not estimated; give their selectivity in a statistics file"
-    )
+    raise AssertionError(f"condition_groups admits at most two variables, got {selectivity_key(vs)}")

@@ -98,3 +98,32 @@ def test_conditions_over_three_variables_are_refused():
     p = parse_pattern("PATTERN SEQ(A a, B b, C c) WHERE a.x + b.x < c.x WITHIN 10 s")
     with pytest.raises(StatisticsError, match="3 variables"):
         estimate_statistics(s, [p])
+
+
+@pytest.mark.spark
+def test_spark_workload_statistics_equal_pandas_per_pattern(spark):
+    from experiments.spark_statistics import compute_workload_statistics_spark
+    from experiments.statistics import estimate_workload_statistics
+
+    s = small_stream()
+    # the same variable names with different types in different patterns: kept apart per pattern
+    ws = [
+        parse_pattern("PATTERN SEQ(A a, B b) WHERE a.x < b.x WITHIN 10 seconds"),
+        parse_pattern("PATTERN SEQ(C a, B b) WHERE a.x < b.x AND a.y > 20 WITHIN 10 seconds"),
+        parse_pattern("PATTERN AND(A a, A b) WHERE a.diff > b.diff WITHIN 3 events"),
+    ]
+    expected = estimate_workload_statistics(s, ws)
+    got = compute_workload_statistics_spark(s, ws, spark=spark, progress=False)
+    assert [dict(g.selectivities) for g in got] == [dict(e.selectivities) for e in expected]
+    assert got[0].selectivity(["a", "b"]) != got[1].selectivity(["a", "b"])
+
+
+@pytest.mark.spark
+def test_spark_sampling_is_bounded(spark):
+    from experiments.spark_statistics import compute_statistics_spark
+
+    s = generate_stream({"A": 5.0, "B": 5.0}, 200.0, seed=1)
+    p = parse_pattern("PATTERN SEQ(A a, B b) WHERE a.x < b.x WITHIN 60 seconds")
+    exact = estimate_statistics(s, [p]).selectivity(["a", "b"])
+    sampled = compute_statistics_spark(s, [p], spark=spark, max_pairs=3000, seed=5, progress=False).selectivity(["a", "b"])
+    assert sampled != exact and abs(sampled - exact) < 0.05
