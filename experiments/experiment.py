@@ -15,6 +15,7 @@ from cep.errors import ConfigError
 
 EXPERIMENT_KINDS: dict[str, str] = {
     "stats": "experiments.exps.stats",
+    "grid": "experiments.exps.grid",
 }
 
 

@@ -1,0 +1,142 @@
+"""One experiment cell: plan one pattern with one planner, optionally evaluate the plan, emit rows.
+
+A cell specification is a plain JSON-able dict (it travels to Spark executors and is stored in
+``cells.jsonl`` for ``verify``):
+
+    experiment, dataset {name, path, format}, slice {types, start, end, copies, shift},
+    workload, size, pattern_id, pattern (text), stats (rates + selectivities for planning),
+    algorithm, alpha, strategy (null = the pattern's own), seed, params (planner parameters),
+    evaluator (null = plan only), measure_memory, max_partial_matches, repeats
+
+Keys starting with ``_`` (such as ``_code_version``) are metadata and do not enter the cell id.
+Failures are rows too: a cell whose evaluation crosses the partial-match cap, or whose planning
+fails, yields rows with ``status`` saying so and the value it could measure (or null).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import statistics as pystats
+from dataclasses import replace
+from functools import lru_cache
+from typing import Mapping
+
+from cep.errors import CEPError, PartialMatchLimitError
+from cep.events import EventStream
+from cep.parser import parse_pattern
+from cep.pattern import Strategy
+from cep.statistics import Statistics
+
+OK = "ok"
+
+
+def cell_id(spec: Mapping) -> str:
+    core = {k: v for k, v in spec.items() if not k.startswith("_")}
+    return hashlib.sha1(json.dumps(core, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+@lru_cache(maxsize=8)
+def _base_stream(name: str, path: str, fmt: str, types: tuple[str, ...] | None, start, end) -> EventStream:
+    from experiments.datasets import load_dataset
+
+    return load_dataset({"name": name, "path": path, "format": fmt}, types=types, start=start, end=end)
+
+
+def cell_stream(spec: Mapping) -> EventStream:
+    """The events a cell evaluates: the dataset slice restricted to the pattern's event types,
+    optionally repeated ``copies`` times shifted by ``shift`` seconds (cached per process)."""
+    d, s = spec["dataset"], spec["slice"]
+    types = tuple(sorted(s["types"])) if s.get("types") else None
+    base = _base_stream(d["name"], d["path"], d.get("format", "auto"), types, s.get("start"), s.get("end"))
+    copies = int(s.get("copies", 1) or 1)
+    return base if copies == 1 else base.repeat_shifted(copies, float(s["shift"]))
+
+
+def _row(spec: Mapping, metric: str, value, status: str = OK, plan: str | None = None, kind: str | None = None) -> dict:
+    return {
+        "experiment": spec["experiment"],
+        "dataset": spec["dataset"]["name"],
+        "workload": spec["workload"],
+        "size": spec["size"],
+        "pattern_id": spec["pattern_id"],
+        "seed": spec["seed"],
+        "algorithm": spec["algorithm"],
+        "kind": kind,
+        "evaluator": spec.get("evaluator") or "none",
+        "alpha": float(spec.get("alpha", 0.0)),
+        "strategy": spec.get("strategy") or Strategy.ANY.value,
+        "metric": metric,
+        "value": None if value is None else float(value),
+        "status": status,
+        "plan": plan,
+        "params": json.dumps(spec.get("params") or {}, sort_keys=True),
+        "cell_id": cell_id(spec),
+        "code_version": spec.get("_code_version"),
+    }
+
+
+def cell_pattern(spec: Mapping):
+    p = parse_pattern(spec["pattern"])
+    if spec.get("strategy"):
+        p = replace(p, strategy=Strategy(spec["strategy"]), partition_attribute=spec.get("partition_attribute"))
+    return p
+
+
+def run_cell(spec: Mapping) -> list[dict]:
+    """Plan (and evaluate) one cell; returns its tidy rows (see :mod:`experiments.store`)."""
+    from algorithms import plan_pattern
+
+    pattern = cell_pattern(spec)
+    stats = Statistics.from_dict(spec["stats"], source=f"cell {spec['pattern_id']}")
+    try:
+        planned = plan_pattern(
+            pattern, spec["algorithm"], stats, alpha=float(spec.get("alpha", 0.0)), seed=int(spec["seed"]), **(spec.get("params") or {})
+        )
+    except CEPError as e:
+        return [_row(spec, "plan_cost", None, status=f"plan failed: {e}")]
+    plan_text, kind = str(planned.plan), planned.kind
+    rows = [
+        _row(spec, "plan_cost", planned.cost, plan=plan_text, kind=kind),
+        _row(spec, "plan_time_s", planned.plan_time_s, plan=plan_text, kind=kind),
+    ]
+    if not spec.get("evaluator"):
+        return rows
+    return rows + _evaluate_rows(spec, pattern, planned.plan, plan_text, kind)
+
+
+def _evaluate_rows(spec: Mapping, pattern, plan, plan_text: str, kind: str) -> list[dict]:
+    from evaluators import evaluate
+
+    stream = cell_stream(spec)
+    cap = spec.get("max_partial_matches")
+    repeats = max(1, int(spec.get("repeats", 1)))
+    runs = []
+    try:
+        for _ in range(repeats):
+            r = evaluate(pattern, plan, stream.events, evaluator=spec["evaluator"], max_partial_matches=cap, measure_memory=False, collect_matches=False)
+            runs.append(r.metrics)
+        mem = None
+        if spec.get("measure_memory"):
+            mem = evaluate(pattern, plan, stream.events, evaluator=spec["evaluator"], max_partial_matches=cap, measure_memory=True, collect_matches=False).metrics
+    except PartialMatchLimitError as e:
+        status = f"partial-match cap: {e}"
+        return [
+            _row(spec, "events", len(stream), status=status, plan=plan_text, kind=kind),
+            _row(spec, "peak_partial_matches", cap, status=status, plan=plan_text, kind=kind),
+        ]
+    first = runs[0]
+    tput = pystats.median(m["throughput_eps"] for m in runs)
+    elapsed = pystats.median(m["elapsed_s"] for m in runs)
+    out = {
+        "events": first["events"],
+        "matches": first["matches"],
+        "throughput_eps": tput,
+        "elapsed_s": elapsed,
+        "peak_partial_matches": first["peak_partial_matches"],
+        "latency_ms_mean": pystats.median(m["latency_ms_mean"] for m in runs),
+        "latency_ms_p95": pystats.median(m["latency_ms_p95"] for m in runs),
+    }
+    if mem is not None:
+        out["peak_memory_bytes"] = mem["peak_memory_bytes"]
+    return [_row(spec, k, v, plan=plan_text, kind=kind) for k, v in out.items()]

@@ -1,0 +1,446 @@
+"""``python -m experiments report``: figures and ``REPORT.md`` from the result tables only.
+
+For every experiment folder under ``results_dir`` that holds a ``results.parquet``, the figure
+function named by its experiment (``jqpg_fig3`` ... ``jqpg_fig9``) draws PNG and PDF files into
+``<results_dir>/<experiment>/figures/`` and returns the paper's claims checked against the table:
+each claim with the paper's value, ours, and whether it holds here.  Aggregation follows the paper
+("each bar depicts the average value of a performance metric"): means over patterns; ratios are
+ratios of those means.  Cells stopped by the partial-match cap have no throughput; the report
+counts them per algorithm and never fills them in.  A ``NOTES.md`` beside a result table is
+appended to that figure's section (the place for hand-written discussion).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from cep.io_utils import atomic_write_text
+from experiments.store import ResultStore
+
+ORDER_PLANNERS = ["TRIVIAL", "EFREQ", "GREEDY", "II-RANDOM", "II-GREEDY", "DP-LD"]
+TREE_PLANNERS = ["ZSTREAM", "ZSTREAM-ORD", "DP-B"]
+JQPG_ORDER = ["GREEDY", "II-RANDOM", "II-GREEDY", "DP-LD"]
+SET_ORDER = ["seq", "neg", "conj", "kleene", "disj"]
+SET_LABEL = {"seq": "sequence", "neg": "negation", "conj": "conjunction", "kleene": "Kleene closure", "disj": "disjunction"}
+
+
+@dataclass
+class Claim:
+    claim: str
+    paper: str
+    ours: str
+    holds: bool | None  # None: cannot be checked on this data
+
+    def verdict(self) -> str:
+        return {True: "holds", False: "does not hold", None: "not checkable"}[self.holds]
+
+
+@dataclass
+class Section:
+    experiment: str
+    title: str
+    figures: list[Path]
+    claims: list[Claim]
+    notes: list[str]
+
+
+def wide(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per cell with a column per metric (ok rows only for measured metrics)."""
+    keys = ["dataset", "workload", "size", "pattern_id", "algorithm", "kind", "evaluator", "alpha", "strategy", "cell_id"]
+    ok = df[df["status"] == "ok"]
+    w = ok.pivot_table(index=keys, columns="metric", values="value", aggfunc="first").reset_index()
+    w.columns.name = None
+    return w
+
+
+def capped(df: pd.DataFrame) -> pd.DataFrame:
+    c = df[df["status"].str.startswith("partial-match cap", na=False)]
+    return c.drop_duplicates("cell_id")
+
+
+def _fmt(x: float, unit: str = "") -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "n/a"
+    if abs(x) >= 1e5 or (abs(x) < 1e-2 and x != 0):
+        return f"{x:.3g}{unit}"
+    return f"{x:.2f}{unit}"
+
+
+def _save(fig, out_dir: Path, name: str) -> list[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for ext in ("png", "pdf"):
+        p = out_dir / f"{name}.{ext}"
+        fig.savefig(p, dpi=120, bbox_inches="tight")
+        paths.append(p)
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return paths
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    sns.set_theme(style="whitegrid", context="paper")
+    return plt, sns
+
+
+def _order(names, preferred):
+    return [n for n in preferred if n in set(names)] + sorted(set(names) - set(preferred))
+
+
+def _bars(w: pd.DataFrame, metric: str, ylabel: str, title: str, out: Path, name: str, log: bool = False) -> list[Path]:
+    plt, sns = _plt()
+    datasets = sorted(w["dataset"].unique())
+    fig, axes = plt.subplots(len(datasets), 2, figsize=(12, 3.6 * len(datasets)), squeeze=False)
+    for i, ds in enumerate(datasets):
+        for j, (kind, planners) in enumerate((("order", ORDER_PLANNERS), ("tree", TREE_PLANNERS))):
+            ax = axes[i][j]
+            d = w[(w["dataset"] == ds) & (w["kind"] == kind) & w[metric].notna()]
+            if d.empty:
+                ax.set_visible(False)
+                continue
+            sns.barplot(
+                data=d, x="workload", y=metric, hue="algorithm", order=_order(d["workload"].unique(), SET_ORDER),
+                hue_order=_order(d["algorithm"].unique(), planners), errorbar=None, ax=ax,
+            )
+            ax.set_title(f"{ds}: {'(a) order-based' if kind == 'order' else '(b) tree-based'}")
+            ax.set_xlabel("pattern set")
+            ax.set_ylabel(ylabel)
+            if log:
+                ax.set_yscale("log")
+            ax.legend(fontsize=7, ncol=2)
+    fig.suptitle(title)
+    return _save(fig, out, name)
+
+
+def _mean_by(w, metric, by):
+    return w.groupby(by)[metric].mean()
+
+
+def _ratio_claims_by_set(w, metric, num, den, label, paper, expect_gt=True) -> tuple[list[str], list[float]]:
+    parts, ratios = [], []
+    for ds in sorted(w["dataset"].unique()):
+        for s in _order(w["workload"].unique(), SET_ORDER):
+            d = w[(w["dataset"] == ds) & (w["workload"] == s)]
+            a, b = d[d["algorithm"] == num][metric].mean(), d[d["algorithm"] == den][metric].mean()
+            if pd.notna(a) and pd.notna(b) and b > 0:
+                r = a / b
+                ratios.append(r)
+                parts.append(f"{ds}/{s}: {r:.2f}x")
+    return parts, ratios
+
+
+# ---- figures -----------------------------------------------------------------------------------
+def fig3(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
+    w = wide(df)
+    figs = _bars(w, "throughput_eps", "throughput (events/s)", "JQPG Figure 3: throughput per pattern set (higher is better)", out, "fig3_throughput")
+    claims = []
+    parts, ratios = _ratio_claims_by_set(w, "throughput_eps", "DP-LD", "EFREQ", "", "")
+    claims.append(
+        Claim(
+            "DP-LD over EFREQ throughput (order-based plans)",
+            "1.7x (Kleene) to 2.7x (conjunctions)",
+            "; ".join(parts) or "n/a",
+            (min(ratios) > 1.0) if ratios else None,
+        )
+    )
+    parts, ratios = _ratio_claims_by_set(w, "throughput_eps", "DP-B", "ZSTREAM", "", "")
+    claims.append(Claim("DP-B over ZSTREAM throughput (tree-based plans)", "similar gains to DP-LD over EFREQ", "; ".join(parts) or "n/a", (min(ratios) > 1.0) if ratios else None))
+    t = w.groupby(["dataset", "kind"])["throughput_eps"].mean().unstack()
+    parts, holds = [], []
+    for ds, row in t.iterrows():
+        if {"order", "tree"} <= set(row.index) and pd.notna(row["order"]) and row["order"] > 0:
+            parts.append(f"{ds}: tree/order mean throughput {row['tree'] / row['order']:.2f}x")
+            holds.append(row["tree"] > row["order"])
+    best = w.groupby(["dataset", "algorithm"])["throughput_eps"].mean()
+    for ds in sorted(w["dataset"].unique()):
+        if (ds, "DP-B") in best and (ds, "DP-LD") in best:
+            parts.append(f"{ds}: DP-B/DP-LD {best[(ds, 'DP-B')] / best[(ds, 'DP-LD')]:.2f}x")
+    claims.append(Claim("tree-based planners outperform order-based ones", "tree-based greatly outperform order-based", "; ".join(parts) or "n/a", all(holds) if holds else None))
+    return figs, claims
+
+
+def fig4(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
+    w = wide(df)
+    if "peak_memory_bytes" not in w:
+        return [], [Claim("memory measured", "", "no peak_memory_bytes rows", None)]
+    w = w.assign(peak_memory_mib=w["peak_memory_bytes"] / 2**20)
+    figs = _bars(w, "peak_memory_mib", "peak memory (MiB)", "JQPG Figure 4: peak memory per pattern set (lower is better)", out, "fig4_memory")
+    claims = []
+    parts, ratios = [], []
+    for ds in sorted(w["dataset"].unique()):
+        for s in _order(w["workload"].unique(), SET_ORDER):
+            d = w[(w["dataset"] == ds) & (w["workload"] == s)]
+            e = d[d["algorithm"] == "EFREQ"]["peak_memory_bytes"].mean()
+            if not (pd.notna(e) and e > 0):
+                continue
+            rs = [d[d["algorithm"] == a]["peak_memory_bytes"].mean() / e for a in JQPG_ORDER if (d["algorithm"] == a).any()]
+            if rs:
+                ratios += rs
+                parts.append(f"{ds}/{s}: {100 * min(rs):.0f}-{100 * max(rs):.0f}%")
+    claims.append(Claim("JQPG order plans' memory relative to EFREQ's", "65-85% of EFREQ's memory", "; ".join(parts) or "n/a", (max(ratios) < 1.0) if ratios else None))
+    parts, ratios = _ratio_claims_by_set(w, "peak_memory_bytes", "ZSTREAM", "DP-B", "", "")
+    claims.append(
+        Claim("ZSTREAM memory over DP-B memory", "up to ~4x (DP-B uses up to 4x less)", ("max " + f"{max(ratios):.2f}x; " if ratios else "") + "; ".join(parts), (max(ratios) > 1.0) if ratios else None)
+    )
+    return figs, claims
+
+
+def fig5(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
+    plt, sns = _plt()
+    w = wide(df)
+    datasets = sorted(w["dataset"].unique())
+    fig, axes = plt.subplots(len(datasets), 2, figsize=(12, 3.6 * len(datasets)), squeeze=False)
+    for i, ds in enumerate(datasets):
+        for j, (kind, planners) in enumerate((("order", ORDER_PLANNERS), ("tree", TREE_PLANNERS))):
+            d = w[(w["dataset"] == ds) & (w["kind"] == kind)]
+            ax = axes[i][j]
+            if d.empty:
+                ax.set_visible(False)
+                continue
+            sns.lineplot(data=d, x="size", y="throughput_eps", hue="algorithm", hue_order=_order(d["algorithm"].unique(), planners), marker="o", errorbar=None, ax=ax)
+            ax.set_yscale("log")
+            ax.set_title(f"{ds}: {'(a) order-based' if kind == 'order' else '(b) tree-based'}")
+            ax.set_xlabel("sequence length")
+            ax.set_ylabel("throughput (events/s)")
+    fig.suptitle("JQPG Figure 5: throughput vs sequence length (higher is better)")
+    figs = _save(fig, out, "fig5_throughput_vs_length")
+    claims = []
+    m = w.groupby(["dataset", "size", "algorithm"])["throughput_eps"].mean()
+    for ds in datasets:
+        sizes = sorted(w[w["dataset"] == ds]["size"].unique())
+        rs = {n: m.get((ds, n, "DP-B")) / m.get((ds, n, "ZSTREAM")) for n in sizes if (ds, n, "DP-B") in m and (ds, n, "ZSTREAM") in m}
+        if rs:
+            lo, hi = rs[min(rs)], rs[max(rs)]
+            txt = ", ".join(f"n={n}: {r:.2f}x" for n, r in sorted(rs.items()))
+            claims.append(Claim(f"{ds}: DP-B over ZSTREAM throughput grows with length", "1.2x at n=3 rising to 7.6x at n=7", txt, bool(hi > lo and hi > 1.0)))
+        rs2 = {n: m.get((ds, n, "DP-LD")) / m.get((ds, n, "EFREQ")) for n in sizes if (ds, n, "DP-LD") in m and (ds, n, "EFREQ") in m}
+        if rs2:
+            txt = ", ".join(f"n={n}: {r:.2f}x" for n, r in sorted(rs2.items()))
+            claims.append(Claim(f"{ds}: JQPG gain over native CPG is higher for longer sequences (DP-LD/EFREQ)", "consistently higher for longer sequences", txt, bool(rs2[max(rs2)] > rs2[min(rs2)])))
+    return figs, claims
+
+
+def fig6(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
+    plt, sns = _plt()
+    w = wide(df)
+    w = w[w["plan_cost"].notna() & (w["plan_cost"] > 0)]
+    has_mem = "peak_memory_bytes" in w
+    fig, axes = plt.subplots(1, 2 if has_mem else 1, figsize=(12 if has_mem else 6, 4), squeeze=False)
+    sns.scatterplot(data=w, x="plan_cost", y="throughput_eps", hue="kind", style="dataset", ax=axes[0][0], s=18)
+    axes[0][0].set_xscale("log")
+    axes[0][0].set_yscale("log")
+    axes[0][0].set_title("(a) throughput vs plan cost")
+    if has_mem:
+        sns.scatterplot(data=w, x="plan_cost", y="peak_memory_bytes", hue="kind", style="dataset", ax=axes[0][1], s=18)
+        axes[0][1].set_xscale("log")
+        axes[0][1].set_yscale("log")
+        axes[0][1].set_title("(b) peak memory vs plan cost")
+    fig.suptitle("JQPG Figure 6: performance as a function of the plan cost")
+    figs = _save(fig, out, "fig6_cost_quality")
+    claims = []
+    for (ds, kind), d in w.groupby(["dataset", "kind"]):
+        if len(d) < 5:
+            continue
+        rho_t = d["plan_cost"].rank().corr(d["throughput_eps"].rank())
+        txt = f"Spearman(cost, throughput) = {rho_t:.2f} over {len(d)} plans"
+        claims.append(Claim(f"{ds}/{kind}: throughput falls as the plan cost grows (~1/x^c)", "inversely proportional", txt, bool(rho_t < 0)))
+        if has_mem and d["peak_memory_bytes"].notna().sum() >= 5:
+            rho_m = d["plan_cost"].rank().corr(d["peak_memory_bytes"].rank())
+            claims.append(Claim(f"{ds}/{kind}: memory grows with the plan cost", "approximately linear", f"Spearman(cost, memory) = {rho_m:.2f}", bool(rho_m > 0)))
+    return figs, claims
+
+
+def fig7(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
+    plt, sns = _plt()
+    w = wide(df)
+    ef = w[w["algorithm"] == "EFREQ"].set_index(["dataset", "pattern_id"])["plan_cost"]
+    w = w.join(ef.rename("efreq_cost"), on=["dataset", "pattern_id"])
+    w = w.assign(normalized_cost=w["efreq_cost"] / w["plan_cost"])
+    datasets = sorted(w["dataset"].unique())
+    fig, axes = plt.subplots(len(datasets), 2, figsize=(12, 3.6 * len(datasets)), squeeze=False)
+    for i, ds in enumerate(datasets):
+        d = w[(w["dataset"] == ds) & (w["algorithm"] != "EFREQ")]
+        sns.lineplot(data=d, x="size", y="normalized_cost", hue="algorithm", marker="o", errorbar=None, ax=axes[i][0])
+        axes[i][0].set_yscale("log")
+        axes[i][0].set_title(f"{ds}: (a) normalized plan cost (higher is better)")
+        sns.lineplot(data=w[w["dataset"] == ds], x="size", y="plan_time_s", hue="algorithm", marker="o", errorbar=None, ax=axes[i][1])
+        axes[i][1].set_yscale("log")
+        axes[i][1].set_title(f"{ds}: (b) plan generation time (s)")
+    fig.suptitle("JQPG Figure 7: generation of large plans")
+    figs = _save(fig, out, "fig7_large_plans")
+    claims = []
+    m = w.groupby(["dataset", "algorithm", "size"])["normalized_cost"].mean()
+    for ds in datasets:
+        best = {a: m.get((ds, a)).max() for a in ("DP-B", "DP-LD") if (ds, a) in m.index.droplevel(2)}
+        txt = ", ".join(f"{a} max {v:.3g}x" for a, v in best.items())
+        claims.append(Claim(f"{ds}: DP plans much cheaper than the heuristics' at large sizes", "up to 57x (normalized cost)", txt or "n/a", (max(best.values()) > 1.0) if best else None))
+        t = w[(w["dataset"] == ds)].groupby("algorithm")["plan_time_s"].max()
+        heur = [a for a in t.index if a not in ("DP-B", "DP-LD")]
+        if heur:
+            slow = t[heur].max()
+            claims.append(Claim(f"{ds}: non-DP planners finish under a second at every size", "all non-DP algorithms < 1 s at n=22", f"slowest non-DP: {t[heur].idxmax()} {slow:.3g} s", bool(slow < 1.0)))
+        g = m.get((ds, "GREEDY"))
+        z = m.get((ds, "ZSTREAM"))
+        if g is not None and z is not None:
+            big = max(set(g.index) & set(z.index))
+            claims.append(Claim(f"{ds}: GREEDY and ZSTREAM of similar quality, GREEDY ahead at large sizes", "similar; GREEDY slightly better for large n", f"n={big}: GREEDY {g[big]:.3g}x, ZSTREAM {z[big]:.3g}x", bool(g[big] >= z[big])))
+    return figs, claims
+
+
+def fig8(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
+    plt, sns = _plt()
+    w = wide(df)
+    agg = w.groupby(["dataset", "algorithm", "alpha"])[["throughput_eps", "latency_ms_mean"]].mean().reset_index()
+    datasets = sorted(agg["dataset"].unique())
+    fig, axes = plt.subplots(1, len(datasets), figsize=(6 * len(datasets), 4.2), squeeze=False)
+    for i, ds in enumerate(datasets):
+        ax = axes[0][i]
+        d = agg[agg["dataset"] == ds]
+        for alg, g in d.groupby("algorithm"):
+            g = g.sort_values("alpha")
+            ax.plot(g["latency_ms_mean"], g["throughput_eps"], marker="o", label=alg)
+            top = g.loc[g["throughput_eps"].idxmax()]
+            ax.annotate(f"α={top['alpha']:g}", (top["latency_ms_mean"], top["throughput_eps"]), fontsize=6)
+        ax.set_xlabel("mean detection latency (ms)")
+        ax.set_ylabel("throughput (events/s)")
+        ax.set_title(ds)
+        ax.legend(fontsize=7)
+    fig.suptitle("JQPG Figure 8: throughput vs latency for alpha in {0, 0.5, 1}")
+    figs = _save(fig, out, "fig8_throughput_latency")
+    claims = []
+    for ds in datasets:
+        d = agg[agg["dataset"] == ds].set_index(["algorithm", "alpha"])
+        lat, thr = [], []
+        for alg in sorted(d.index.get_level_values(0).unique()):
+            if (alg, 0.0) in d.index and (alg, 1.0) in d.index:
+                lat.append((alg, d.loc[(alg, 1.0), "latency_ms_mean"] / d.loc[(alg, 0.0), "latency_ms_mean"]))
+                thr.append((alg, d.loc[(alg, 1.0), "throughput_eps"] / d.loc[(alg, 0.0), "throughput_eps"]))
+        if lat:
+            claims.append(Claim(f"{ds}: higher alpha lowers latency", "significantly lower latency", ", ".join(f"{a} {r:.2f}x" for a, r in lat) + " (latency at alpha=1 / alpha=0)", bool(np.mean([r for _, r in lat]) < 1.0)))
+            claims.append(Claim(f"{ds}: higher alpha lowers throughput", "considerable drop for most algorithms", ", ".join(f"{a} {r:.2f}x" for a, r in thr) + " (throughput at alpha=1 / alpha=0)", bool(sum(r < 1.0 for _, r in thr) > len(thr) / 2)))
+    return figs, claims
+
+
+def fig9(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
+    plt, sns = _plt()
+    w = wide(df)
+    datasets = sorted(w["dataset"].unique())
+    fig, axes = plt.subplots(1, len(datasets), figsize=(7 * len(datasets), 4.2), squeeze=False)
+    strategies = ["skip-till-any-match", "skip-till-next-match", "strict-contiguity"]
+    for i, ds in enumerate(datasets):
+        d = w[w["dataset"] == ds]
+        sns.barplot(data=d, x="strategy", y="throughput_eps", hue="algorithm", order=[s for s in strategies if s in set(d["strategy"])], errorbar=None, ax=axes[0][i])
+        axes[0][i].set_yscale("log")
+        axes[0][i].set_title(ds)
+        axes[0][i].set_ylabel("throughput (events/s)")
+        axes[0][i].legend(fontsize=7)
+    fig.suptitle("JQPG Figure 9: throughput under different selection strategies (log scale)")
+    figs = _save(fig, out, "fig9_strategies")
+    claims = []
+    m = w.groupby(["dataset", "strategy", "algorithm"])["throughput_eps"].mean()
+    for ds in datasets:
+        if (ds, "strict-contiguity") in m.index.droplevel(2):
+            c = m[(ds, "strict-contiguity")]
+            claims.append(Claim(f"{ds}: under contiguity TRIVIAL is best", "TRIVIAL outperforms the others", ", ".join(f"{a} {_fmt(v)}" for a, v in c.sort_values(ascending=False).items()), bool(c.idxmax() == "TRIVIAL")))
+        if (ds, "skip-till-next-match") in m.index.droplevel(2):
+            n = m[(ds, "skip-till-next-match")]
+            jq = max(n.get(a, np.nan) for a in ("GREEDY", "DP-LD", "DP-B"))
+            nat = max(n.get(a, np.nan) for a in ("TRIVIAL", "EFREQ", "ZSTREAM"))
+            claims.append(Claim(f"{ds}: under skip-till-next-match JQPG methods lead", "clear advantage, smaller than for any-match", f"best JQPG {_fmt(jq)} vs best native {_fmt(nat)} events/s", bool(jq > nat)))
+    return figs, claims
+
+
+FIGURES: dict[str, tuple[str, Callable]] = {
+    "jqpg_fig3": ("JQPG Figure 3: throughput per pattern set", fig3),
+    "jqpg_fig4": ("JQPG Figure 4: memory per pattern set", fig4),
+    "jqpg_fig5": ("JQPG Figure 5: throughput vs sequence length", fig5),
+    "jqpg_fig6": ("JQPG Figure 6: throughput and memory vs plan cost", fig6),
+    "jqpg_fig7": ("JQPG Figure 7: large plans: normalized cost and plan time", fig7),
+    "jqpg_fig8": ("JQPG Figure 8: throughput vs latency (alpha)", fig8),
+    "jqpg_fig9": ("JQPG Figure 9: selection strategies", fig9),
+}
+
+
+def _setting_notes(exp_dir: Path, df: pd.DataFrame) -> list[str]:
+    notes = []
+    meta_path = exp_dir / "metadata.json"
+    if meta_path.exists():
+        meta = json.loads(meta_path.read_text())
+        for ds, f in (meta.get("datasets") or {}).items():
+            epw = f.get("events_per_type_per_window") or {}
+            notes.append(
+                f"{ds}: window {f.get('window_seconds', 0) / 60:g} min, {len(f.get('type_pool', []))} event types in the pool, "
+                f"events per type per window: min {epw.get('min', float('nan')):.1f}, median {epw.get('median', float('nan')):.1f}, "
+                f"max {epw.get('max', float('nan')):.1f} (the paper's streams: 1-45 events/s per type, i.e. 1,200-54,000 per 20-minute window)"
+            )
+        notes.append(
+            f"run: {meta.get('runner', '?')} runner, {meta.get('concurrency', '?')} cells timed at a time, "
+            f"commit {meta.get('git_commit')}, {meta.get('start_time')} to {meta.get('end_time')}"
+        )
+    cap = capped(df)
+    if not cap.empty:
+        by = cap.groupby(["dataset", "algorithm"]).size()
+        notes.append("cells stopped at the partial-match cap (no throughput, excluded from means): " + ", ".join(f"{d}/{a}: {n}" for (d, a), n in by.items()))
+    failed = df[(df["status"] != "ok") & ~df["status"].str.startswith("partial-match cap", na=False)].drop_duplicates("cell_id")
+    if not failed.empty:
+        notes.append(f"{len(failed)} cells failed: " + "; ".join(sorted(set(failed["status"]))[:3]))
+    return notes
+
+
+def build_report(results_dir: Path) -> Path:
+    results_dir = Path(results_dir)
+    sections: list[Section] = []
+    for name, (title, fn) in FIGURES.items():
+        exp_dir = results_dir / name
+        store = ResultStore(exp_dir)
+        if not store.table_path.exists():
+            continue
+        df = store.load()
+        if df.empty:
+            continue
+        figs, claims = fn(df, exp_dir / "figures")
+        notes = _setting_notes(exp_dir, df)
+        extra = exp_dir / "NOTES.md"
+        if extra.exists():
+            notes.append(extra.read_text().strip())
+        sections.append(Section(name, title, figs, claims, notes))
+    lines = [
+        "# Results report",
+        "",
+        "Generated by `python -m experiments report` from the result tables in this folder only "
+        "(`<experiment>/results.parquet`); rerun it after `python -m experiments run +exp=<name>`.",
+        "Means are over the patterns of a group; a ratio is a ratio of means. "
+        "Whether a claim holds is decided from the numbers shown, with the rule stated in `experiments/report.py`.",
+        "",
+    ]
+    if not sections:
+        lines.append("No results found.")
+    for s in sections:
+        lines += [f"## {s.title} (`{s.experiment}`)", ""]
+        for p in s.figures:
+            if p.suffix == ".png":
+                lines.append(f"![{s.experiment}]({p.relative_to(results_dir).as_posix()})")
+        lines += ["", "| claim | paper | here | verdict |", "| --- | --- | --- | --- |"]
+        for c in s.claims:
+            lines.append(f"| {c.claim} | {c.paper} | {c.ours} | {c.verdict()} |")
+        lines.append("")
+        for n in s.notes:
+            lines.append(n if n.startswith(("#", "-", "*")) else f"- {n}")
+        lines.append("")
+    out = results_dir / "REPORT.md"
+    atomic_write_text(out, "\n".join(lines) + "\n")
+    return out

@@ -1,0 +1,144 @@
+"""The results store: tidy rows, written as each cell finishes, never half-written.
+
+Layout of ``<results_dir>/<experiment>/``:
+  * ``results.parquet``: the tidy table, one row per (cell, metric), columns :data:`COLUMNS` in
+    that order and of those types (DESIGN.md "Results");
+  * ``cells.jsonl``: the specification of every finished cell (what ``verify`` re-runs), one JSON
+    object per line, keyed by ``cell_id``;
+  * ``parts/``: while a run is going, one ``<cell_id>.parquet`` and ``<cell_id>.json`` per finished
+    cell, each written to a temporary file and renamed into place (a killed run leaves whole files
+    only); :meth:`ResultStore.consolidate` merges them into the two files above (again atomically)
+    and removes them.
+A cell counts as done when its rows are in ``results.parquet`` or in a part; a rerun with the same
+configuration skips done cells (cell ids are hashes of the full cell specification).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from cep.io_utils import atomic_write_bytes, atomic_write_text
+
+COLUMNS: dict[str, pa.DataType] = {
+    "experiment": pa.string(),
+    "dataset": pa.string(),
+    "workload": pa.string(),
+    "size": pa.int32(),
+    "pattern_id": pa.string(),
+    "seed": pa.int64(),
+    "algorithm": pa.string(),
+    "kind": pa.string(),
+    "evaluator": pa.string(),
+    "alpha": pa.float64(),
+    "strategy": pa.string(),
+    "metric": pa.string(),
+    "value": pa.float64(),
+    "status": pa.string(),
+    "plan": pa.string(),
+    "params": pa.string(),
+    "cell_id": pa.string(),
+    "code_version": pa.string(),
+}
+SCHEMA = pa.schema([pa.field(k, t) for k, t in COLUMNS.items()])
+
+METRICS = (
+    "plan_cost",
+    "plan_time_s",
+    "events",
+    "matches",
+    "throughput_eps",
+    "elapsed_s",
+    "peak_partial_matches",
+    "peak_memory_bytes",
+    "latency_ms_mean",
+    "latency_ms_p95",
+)
+
+
+def rows_table(rows: Iterable[Mapping]) -> pa.Table:
+    """Rows -> a table of exactly :data:`SCHEMA` (missing fields become nulls; extra fields are an error)."""
+    rows = list(rows)
+    for r in rows:
+        extra = set(r) - set(COLUMNS)
+        assert not extra, f"result row has fields outside the schema: {sorted(extra)}"
+    return pa.Table.from_pylist([{k: r.get(k) for k in COLUMNS} for r in rows], schema=SCHEMA)
+
+
+class ResultStore:
+    def __init__(self, directory: Path) -> None:
+        self.dir = Path(directory)
+        self.parts = self.dir / "parts"
+        self.table_path = self.dir / "results.parquet"
+        self.cells_path = self.dir / "cells.jsonl"
+
+    # ---- writing ---------------------------------------------------------------------------------
+    def append(self, cell_id: str, spec: Mapping, rows: Iterable[Mapping]) -> None:
+        """Record one finished cell: its rows and its specification, each file atomically."""
+        self.parts.mkdir(parents=True, exist_ok=True)
+        buf = io.BytesIO()
+        pq.write_table(rows_table(rows), buf)
+        atomic_write_bytes(self.parts / f"{cell_id}.parquet", buf.getvalue())
+        atomic_write_text(self.parts / f"{cell_id}.json", json.dumps({"cell_id": cell_id, **spec}, sort_keys=True) + "\n")
+
+    def consolidate(self) -> pd.DataFrame:
+        """Merge the parts into results.parquet and cells.jsonl (atomically), then drop the parts."""
+        table = self.load()
+        cells = self.load_cells()
+        part_files = sorted(self.parts.glob("*.parquet")) if self.parts.exists() else []
+        spec_files = sorted(self.parts.glob("*.json")) if self.parts.exists() else []
+        if table.empty and not part_files:
+            return table
+        frames = [table] if not table.empty else []
+        frames += [pq.read_table(p, schema=SCHEMA).to_pandas() for p in part_files]
+        merged = pd.concat(frames, ignore_index=True) if frames else table
+        merged = merged.drop_duplicates(subset=["cell_id", "metric"], keep="last")
+        merged = merged.sort_values(["dataset", "workload", "size", "pattern_id", "algorithm", "evaluator", "alpha", "strategy", "metric"], kind="stable")
+        for p in spec_files:
+            spec = json.loads(p.read_text())
+            cells[spec["cell_id"]] = spec
+        buf = io.BytesIO()
+        pq.write_table(pa.Table.from_pandas(merged, schema=SCHEMA, preserve_index=False), buf, compression="zstd")
+        atomic_write_bytes(self.table_path, buf.getvalue())
+        atomic_write_text(self.cells_path, "".join(json.dumps(cells[k], sort_keys=True) + "\n" for k in sorted(cells)))
+        for p in part_files + spec_files:
+            p.unlink()
+        if self.parts.exists() and not any(self.parts.iterdir()):
+            self.parts.rmdir()
+        return merged.reset_index(drop=True)
+
+    # ---- reading ---------------------------------------------------------------------------------
+    def load(self) -> pd.DataFrame:
+        """The consolidated table (without unconsolidated parts); empty with the schema's columns."""
+        if not self.table_path.exists():
+            return SCHEMA.empty_table().to_pandas()
+        return pq.read_table(self.table_path, schema=SCHEMA).to_pandas()
+
+    def load_all(self) -> pd.DataFrame:
+        """Consolidated rows plus any parts not yet consolidated."""
+        frames = [self.load()]
+        if self.parts.exists():
+            frames += [pq.read_table(p, schema=SCHEMA).to_pandas() for p in sorted(self.parts.glob("*.parquet"))]
+        df = pd.concat(frames, ignore_index=True)
+        return df.drop_duplicates(subset=["cell_id", "metric"], keep="last").reset_index(drop=True)
+
+    def load_cells(self) -> dict[str, dict]:
+        out: dict[str, dict] = {}
+        if self.cells_path.exists():
+            for line in self.cells_path.read_text().splitlines():
+                if line.strip():
+                    spec = json.loads(line)
+                    out[spec["cell_id"]] = spec
+        return out
+
+    def done_ids(self) -> set[str]:
+        done = set(self.load()["cell_id"].unique())
+        if self.parts.exists():
+            done |= {p.stem for p in self.parts.glob("*.parquet") if (self.parts / f"{p.stem}.json").exists()}
+        return done

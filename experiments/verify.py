@@ -1,0 +1,100 @@
+"""Reproducibility check: re-run a seeded sample of committed cells and compare with the table.
+
+Deterministic quantities must be identical: the plan, its cost (to 1e-9 relative), the number of
+events and matches, and the peak number of live partial matches.  Measured quantities (throughput,
+latency, peak memory, plan time) must lie within a factor ``tolerance`` of the committed value
+(default 4: another machine, another load, other concurrency), except plan times under 10 ms,
+which are all noise and are not compared.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from experiments.cells import run_cell
+from experiments.store import ResultStore
+
+DETERMINISTIC = ("plan_cost", "events", "matches", "peak_partial_matches")
+MEASURED = ("throughput_eps", "latency_ms_mean", "latency_ms_p95", "peak_memory_bytes", "plan_time_s")
+DEFAULT_TOLERANCE = 4.0
+
+
+@dataclass
+class Difference:
+    experiment: str
+    cell_id: str
+    pattern_id: str
+    algorithm: str
+    metric: str
+    committed: object
+    rerun: object
+    ok: bool
+    rule: str
+
+
+def _close(a: float, b: float) -> bool:
+    if a is None or b is None or (isinstance(a, float) and math.isnan(a)) or (isinstance(b, float) and math.isnan(b)):
+        return (a is None or (isinstance(a, float) and math.isnan(a))) and (b is None or (isinstance(b, float) and math.isnan(b)))
+    return a == b or abs(a - b) <= 1e-9 * max(abs(a), abs(b))
+
+
+def verify_experiment(exp_dir: Path, sample: int, seed: int, tolerance: float) -> list[Difference]:
+    store = ResultStore(exp_dir)
+    table = store.load()
+    cells = store.load_cells()
+    if table.empty or not cells:
+        return []
+    ids = sorted(set(table["cell_id"]) & set(cells))
+    picked = random.Random(seed).sample(ids, min(sample, len(ids)))
+    out: list[Difference] = []
+    for cid in picked:
+        spec = cells[cid]
+        committed = table[table["cell_id"] == cid]
+        rows = pd.DataFrame(run_cell(spec))
+        name, pid, alg = exp_dir.name, spec["pattern_id"], spec["algorithm"]
+        c_plan = committed["plan"].dropna().iloc[0] if committed["plan"].notna().any() else None
+        r_plan = rows["plan"].dropna().iloc[0] if rows["plan"].notna().any() else None
+        out.append(Difference(name, cid, pid, alg, "plan", c_plan, r_plan, c_plan == r_plan, "identical"))
+        c_status = sorted(set(committed["status"]))
+        r_status = sorted(set(rows["status"]))
+        out.append(Difference(name, cid, pid, alg, "status", ",".join(c_status), ",".join(r_status), c_status == r_status, "identical"))
+        cv = committed.set_index("metric")["value"]
+        rv = rows.set_index("metric")["value"]
+        for m in DETERMINISTIC:
+            if m in cv.index or m in rv.index:
+                a, b = cv.get(m), rv.get(m)
+                out.append(Difference(name, cid, pid, alg, m, a, b, _close(a, b), "identical"))
+        for m in MEASURED:
+            if m not in cv.index or m not in rv.index:
+                continue
+            a, b = cv.get(m), rv.get(m)
+            if m == "plan_time_s" and max(a or 0, b or 0) < 0.01:
+                continue
+            if a is None or b is None or pd.isna(a) or pd.isna(b):
+                ok = pd.isna(a) and pd.isna(b)
+            elif a == 0 or b == 0:
+                ok = a == b
+            else:
+                ok = 1 / tolerance <= b / a <= tolerance
+            out.append(Difference(name, cid, pid, alg, m, a, b, bool(ok), f"within x{tolerance:g}"))
+    return out
+
+
+def format_differences(diffs: list[Difference], show_all: bool = False) -> str:
+    rows = [d for d in diffs if show_all or not d.ok]
+    lines = [f"{'experiment':<11} {'pattern':<12} {'algorithm':<11} {'metric':<20} {'committed':>14} {'rerun':>14}  rule         result"]
+    for d in rows:
+        def f(x):
+            if isinstance(x, float):
+                return f"{x:.6g}"
+            return str(x)[:14]
+
+        lines.append(
+            f"{d.experiment:<11} {d.pattern_id:<12} {d.algorithm:<11} {d.metric:<20} {f(d.committed):>14} {f(d.rerun):>14}  {d.rule:<12} {'ok' if d.ok else 'DIFFERS'}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,60 @@
+"""The results store: fixed schema, atomic parts, consolidation, resume."""
+
+from __future__ import annotations
+
+import os
+
+import pyarrow.parquet as pq
+import pytest
+
+from experiments.store import COLUMNS, ResultStore
+
+
+def row(cell, metric, value, **kw):
+    base = {"experiment": "e", "dataset": "d", "workload": "seq", "size": 3, "pattern_id": "p", "seed": 0, "algorithm": "A",
+            "kind": "order", "evaluator": "nfa", "alpha": 0.0, "strategy": "skip-till-any-match", "status": "ok", "plan": "a, b",
+            "params": "{}", "cell_id": cell, "code_version": "x"}
+    base.update(kw)
+    return {**base, "metric": metric, "value": value}
+
+
+def test_append_consolidate_and_schema(tmp_path):
+    st = ResultStore(tmp_path / "e")
+    st.append("c1", {"pattern": "P1"}, [row("c1", "plan_cost", 1.5), row("c1", "matches", 3)])
+    st.append("c2", {"pattern": "P2"}, [row("c2", "plan_cost", 2.5)])
+    assert st.done_ids() == {"c1", "c2"}
+    df = st.consolidate()
+    assert list(df.columns) == list(COLUMNS)
+    assert pq.read_schema(st.table_path).names == list(COLUMNS)
+    assert len(df) == 3 and not (tmp_path / "e" / "parts").exists()
+    assert set(st.load_cells()) == {"c1", "c2"} and st.load_cells()["c2"]["pattern"] == "P2"
+    st.append("c3", {"pattern": "P3"}, [row("c3", "plan_cost", 0.5)])
+    assert st.done_ids() == {"c1", "c2", "c3"}
+    assert len(st.consolidate()) == 4
+
+
+def test_rows_outside_the_schema_are_refused(tmp_path):
+    st = ResultStore(tmp_path)
+    with pytest.raises(AssertionError, match="outside the schema"):
+        st.append("c1", {}, [{**row("c1", "x", 1.0), "surprise": 1}])
+
+
+def test_a_crash_while_writing_leaves_no_partial_file(tmp_path, monkeypatch):
+    st = ResultStore(tmp_path / "e")
+    st.append("c1", {}, [row("c1", "plan_cost", 1.0)])
+    st.consolidate()
+    before = st.table_path.read_bytes()
+
+    def boom(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(KeyboardInterrupt):
+        st.append("c2", {}, [row("c2", "plan_cost", 2.0)])
+    with pytest.raises(KeyboardInterrupt):
+        st.consolidate()
+    monkeypatch.undo()
+    assert st.table_path.read_bytes() == before
+    leftovers = [p.name for p in (tmp_path / "e").rglob("*") if p.is_file() and p.name.endswith(".tmp")]
+    assert leftovers == []
+    assert st.done_ids() == {"c1"}
