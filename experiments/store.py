@@ -50,6 +50,7 @@ SCHEMA = pa.schema([pa.field(k, t) for k, t in COLUMNS.items()])
 
 METRICS = (
     "plan_cost",
+    "plan_cost_tree",
     "plan_time_s",
     "events",
     "matches",

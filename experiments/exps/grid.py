@@ -50,6 +50,18 @@ def type_pool(stream, size: int, min_events: int) -> list[str]:
     return sorted(counts[int(i * step)][1] for i in range(size))
 
 
+def events_per_window(stream, types, window_seconds: float) -> pd.Series:
+    """Per type: the mean number of its events in the window that ends at one of its events (what
+    an evaluator holds; unlike rate x window, idle periods such as nights do not dilute it)."""
+    import numpy as np
+
+    out = {}
+    for t in types:
+        ts = np.array([e.ts for e in stream if e.type == t])
+        out[t] = float(np.mean(np.arange(len(ts)) - np.searchsorted(ts, ts - window_seconds, side="left") + 1)) if len(ts) else 0.0
+    return pd.Series(out)
+
+
 def planner_list(exp) -> list[str]:
     from algorithms import planner_names
 
@@ -135,8 +147,7 @@ def build_specs(cfg: DictConfig, dataset: str, spark=None) -> tuple[list[dict], 
                             "_code_version": code,
                         }
                     )
-    span = sub.span_seconds or 1.0
-    counts = sub.type_counts()
+    per_window = events_per_window(sub, pool, window.size)
     facts = {
         "slice_start": start,
         "slice_end": end,
@@ -144,9 +155,9 @@ def build_specs(cfg: DictConfig, dataset: str, spark=None) -> tuple[list[dict], 
         "type_pool": pool,
         "window_seconds": window.size,
         "events_per_type_per_window": {
-            "min": min(counts[t] for t in pool) / span * window.size,
-            "median": float(pd.Series([counts[t] for t in pool]).median()) / span * window.size,
-            "max": max(counts[t] for t in pool) / span * window.size,
+            "min": float(per_window.min()),
+            "median": float(per_window.median()),
+            "max": float(per_window.max()),
         },
         "patterns": len(patterns),
         "cells": len(specs),
