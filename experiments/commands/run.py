@@ -74,8 +74,12 @@ def run_hydra(argv: list[str]) -> int:
             if cfg.get("_multirun_abort", True):
                 raise SystemExit(2)
 
+    # Hydra's argparse takes its flags before the overrides (`--multirun seed=0,1` after an override
+    # would be rejected), so flags go first
+    flags = [a for a in argv if a.startswith("-")]
+    overrides = [a for a in argv if not a.startswith("-")]
     saved = sys.argv
-    sys.argv = [saved[0]] + [a for a in argv]
+    sys.argv = [saved[0], *flags, *overrides]
     try:
         _app()
     finally:
