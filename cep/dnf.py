@@ -143,15 +143,19 @@ class SimplePattern:
     def negation_dependencies(self, neg: str) -> frozenset[str]:
         """Positive variables that must be bound before the check of ``neg`` (JQPG Section 4:
         "added at the earliest point possible, when all positive events it depends on are already
-        received").  A NOT between two positive neighbours depends on them and on the variables
-        its conditions mention; a leading, trailing or unordered NOT is checked against the whole
-        match, whose window bounds where a violating event may lie."""
+        received"; for SEQ(A, NOT(B), C, D) that is right after A and C).  A NOT between positive
+        events depends on its neighbours -- the latest positive variables that must precede it and
+        the earliest that must follow it (the others are ordered through them) -- and on the
+        variables its conditions mention; a leading, trailing or unordered NOT is checked against
+        the whole match, whose window bounds where a violating event may lie."""
         pos = set(self.positive)
         before, after = self.preds[neg] & pos, self.succs[neg] & pos
         if not before or not after:
             return frozenset(pos)
+        latest_before = {u for u in before if not (self.succs[u] & before)}
+        earliest_after = {v for v in after if not (self.preds[v] & after)}
         cond_vars = set().union(*(c.variables for c in self.negation_conditions(neg))) - {neg}
-        return frozenset(before | after | cond_vars)
+        return frozenset(latest_before | earliest_after | cond_vars)
 
     def __str__(self) -> str:
         from cep.parser import format_simple_pattern

@@ -87,16 +87,22 @@ def tree_cost(pattern, plan, stats) -> float:
     """Cost_tree of a pattern plan (JQPG Section 3.2), an order plan taken as its left-deep tree, summed
     over DNF clauses: one scale on which order and tree plans compare (Cost_tree also counts the
     leaves that Cost_ord leaves out, so the two costs of one order differ)."""
-    from algorithms import plan_cost
+    import math
+
+    from algorithms import plan_log_cost
 
     from cep.dnf import to_dnf
     from cep.plans import OrderPlan, TreePlan, left_deep_tree
 
-    total = 0.0
+    logs = []
     for sp, p in zip(to_dnf(pattern), plan.plans):
         tree = TreePlan(left_deep_tree(p.order)) if isinstance(p, OrderPlan) else p
-        total += plan_cost(sp, tree, stats)
-    return total
+        logs.append(plan_log_cost(sp, tree, stats))
+    top = max(logs)
+    if not math.isfinite(top):
+        return 0.0 if top == -math.inf else math.inf
+    log_total = top + math.log(sum(math.exp(x - top) for x in logs))
+    return math.exp(log_total) if log_total < 709.0 else math.inf
 
 
 def run_cell(spec: Mapping) -> list[dict]:

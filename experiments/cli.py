@@ -20,7 +20,10 @@ COMMANDS: dict[str, str] = {
     "run": "experiments.commands.run",
     "parse": "experiments.commands.parse",
     "stats": "experiments.commands.stats",
+    "plan": "experiments.commands.plan",
     "bench": "experiments.commands.bench",
+    "report": "experiments.commands.report",
+    "verify": "experiments.commands.verify",
 }
 
 EXIT_USAGE = 2

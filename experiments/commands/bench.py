@@ -11,7 +11,9 @@ import importlib
 
 HELP = "run a benchmark (planners: plan time and cost; evaluators: throughput)"
 
-BENCHMARKS: dict[str, str] = {}
+BENCHMARKS: dict[str, str] = {
+    "planners": "experiments.bench_planners",
+}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

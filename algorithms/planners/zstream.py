@@ -1,0 +1,96 @@
+"""ZSTREAM and ZSTREAM-ORD (JQPG 6.1; Mei and Madden [36]).
+
+ZSTREAM "creates an evaluation tree by iterating over all possible tree topologies for a given
+sequence of leaves": an interval DP over the leaf sequence (every binary tree whose in-order leaf
+sequence is the declaration order), minimizing ``Cost_tree + alpha * Cost_lat_tree``.
+ZSTREAM-ORD "first execut[es] GREEDY on the leaves of the tree to produce a 'good' ordering, then
+appl[ies] ZSTREAM on the resulting list".  With given subtrees (the constrained question) each
+subtree is one leaf of the sequence, placed at its first variable's position (ZSTREAM) or where
+GREEDY puts it (ZSTREAM-ORD).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cep.plans import Tree
+
+from algorithms.cost_model import ClauseCostModel
+from algorithms.logspace import NEG_INF, log_add
+from algorithms.planners.base import TreePlanner, Unit
+from algorithms.planners.greedy import greedy_sequence
+
+
+def interval_dp(model: ClauseCostModel, units: list[Unit]) -> Tree:
+    """The cheapest tree whose in-order leaf sequence is ``units``."""
+    m = len(units)
+    masks = [u.mask for u in units]
+    span = {}
+    for i in range(m):
+        acc = 0
+        for j in range(i, m):
+            acc |= masks[j]
+            span[i, j] = acc
+    keys = list(span)
+    g = dict(zip(keys, model.log_node(np.array([span[k] for k in keys], dtype=np.int64)).tolist()))
+    holds_last = [bool(mk >> model.last & 1) for mk in masks]
+    has_last = {k: any(holds_last[k[0] : k[1] + 1]) for k in keys}
+    la = model.log_alpha
+    best = {(i, i): log_add(u.log_cost, la + u.log_latency) for i, u in enumerate(units)}
+    cut = {}
+    for length in range(2, m + 1):
+        for i in range(m - length + 1):
+            j = i + length - 1
+            top, arg = None, None
+            for k in range(i, j):
+                c = log_add(best[i, k], best[k + 1, j])
+                if la > NEG_INF:
+                    if has_last[i, k]:
+                        c = log_add(c, la + g[k + 1, j])
+                    elif has_last[k + 1, j]:
+                        c = log_add(c, la + g[i, k])
+                if top is None or c < top:
+                    top, arg = c, k
+            best[i, j] = log_add(g[i, j], top)
+            cut[i, j] = arg
+
+    def build(i: int, j: int) -> Tree:
+        if i == j:
+            return units[i].tree
+        k = cut[i, j]
+        return (build(i, k), build(k + 1, j))
+
+    return build(0, m - 1)
+
+
+class ZStreamPlanner(TreePlanner):
+    """Best tree topology over the declaration-order leaf sequence.
+
+    >>> from cep import parse_pattern, to_dnf, Statistics
+    >>> sp = to_dnf(parse_pattern("PATTERN SEQ(A a, B b, C c) WHERE a.x = c.x WITHIN 10 seconds"))[0]
+    >>> stats = Statistics({"A": 1.0, "B": 1.0, "C": 1.0}, {"a,c": 0.001})
+    >>> str(ZStreamPlanner().plan(sp, stats)) in ("((a, b), c)", "(a, (b, c))")
+    True
+    """
+
+    name = "ZSTREAM"
+
+    def _tree(self, model: ClauseCostModel, units: list[Unit], rng: np.random.Generator):
+        return interval_dp(model, units), None
+
+
+class ZStreamOrdPlanner(TreePlanner):
+    """ZSTREAM over GREEDY's leaf order.
+
+    >>> from cep import parse_pattern, to_dnf, Statistics
+    >>> sp = to_dnf(parse_pattern("PATTERN SEQ(A a, B b, C c) WHERE a.x = c.x WITHIN 10 seconds"))[0]
+    >>> stats = Statistics({"A": 1.0, "B": 1.0, "C": 1.0}, {"a,c": 0.001})
+    >>> str(ZStreamOrdPlanner().plan(sp, stats))
+    '((a, c), b)'
+    """
+
+    name = "ZSTREAM-ORD"
+
+    def _tree(self, model: ClauseCostModel, units: list[Unit], rng: np.random.Generator):
+        order = greedy_sequence(model, [u.mask for u in units])
+        return interval_dp(model, [units[k] for k in order]), None

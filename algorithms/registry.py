@@ -1,0 +1,71 @@
+"""The single-pattern planners by the names JQPG uses (Section 6.1); configs refer to these names.
+
+Adding a planner is one module under :mod:`algorithms.planners` plus one line in :data:`PLANNERS`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+from cep.errors import PlanError
+
+from algorithms.planners.base import Planner
+
+
+class PlannerFactory:
+    """A planner class named by ``"module:Class"``, imported on first use; calling it builds a planner."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+
+    @property
+    def cls(self) -> type[Planner]:
+        module, _, name = self.target.partition(":")
+        return getattr(importlib.import_module(module), name)
+
+    def __call__(self, **params) -> Planner:
+        cls = self.cls
+        accepted = {p.name for c in cls.__mro__ if "__init__" in vars(c) for p in inspect.signature(c.__init__).parameters.values() if p.kind is p.KEYWORD_ONLY}
+        unknown = sorted(set(params) - accepted)
+        if unknown:
+            raise PlanError(f"planner {cls.name} has no parameter {unknown[0]!r}; its parameters: {', '.join(sorted(accepted))}")
+        return cls(**params)
+
+    def __repr__(self) -> str:
+        return f"PlannerFactory({self.target!r})"
+
+
+PLANNERS: dict[str, PlannerFactory] = {
+    "TRIVIAL": PlannerFactory("algorithms.planners.trivial:TrivialPlanner"),
+    "EFREQ": PlannerFactory("algorithms.planners.efreq:EventFrequencyPlanner"),
+    "GREEDY": PlannerFactory("algorithms.planners.greedy:GreedyPlanner"),
+    "II-RANDOM": PlannerFactory("algorithms.planners.iterative_improvement:IIRandomPlanner"),
+    "II-GREEDY": PlannerFactory("algorithms.planners.iterative_improvement:IIGreedyPlanner"),
+    "DP-LD": PlannerFactory("algorithms.planners.dp_left_deep:DPLeftDeepPlanner"),
+    "ZSTREAM": PlannerFactory("algorithms.planners.zstream:ZStreamPlanner"),
+    "ZSTREAM-ORD": PlannerFactory("algorithms.planners.zstream:ZStreamOrdPlanner"),
+    "DP-B": PlannerFactory("algorithms.planners.dp_bushy:DPBushyPlanner"),
+}
+
+
+def planner_names() -> list[str]:
+    """Every registered planner name, in the order of :data:`PLANNERS`."""
+    return list(PLANNERS)
+
+
+def _factory(name: str) -> PlannerFactory:
+    try:
+        return PLANNERS[name]
+    except (KeyError, TypeError):
+        raise PlanError(f"unknown planner {name!r}; valid names: {', '.join(PLANNERS)}") from None
+
+
+def planner_kind(name: str) -> str:
+    """``"order"`` or ``"tree"``: the kind of plan the named planner returns."""
+    return _factory(name).cls.kind
+
+
+def get_planner(name: str, **params) -> Planner:
+    """A planner by name with keyword parameters (seed, budgets); unknown names or parameters raise PlanError."""
+    return _factory(name)(**params)

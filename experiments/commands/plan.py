@@ -1,0 +1,113 @@
+"""``python -m experiments plan``: plan a pattern with one planner or all of them, print plan and cost.
+
+    python -m experiments plan "PATTERN SEQ(A a, B b, C c) WHERE a.x = c.x WITHIN 10 seconds" \\
+        --planner DP-B --stats stats.json [--alpha 0.5] [--json]
+
+``--planner all`` prints every planner of the registry side by side.  Statistics come from a JSON
+file (``--stats``, the form of :class:`cep.Statistics`) or are computed from events
+(``--dataset nasdaq|traffic|<path>``).  With ``--json`` each planner's result is one JSON object per
+line with the keys planner, kind, plan (a list of variables for an order, nested two-element lists
+for a tree; a list of those for a pattern with several DNF clauses), cost (null beyond the float
+range), log10_cost, plan_time_s, params, fallbacks and pattern.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from cep.errors import ConfigError, PlanError
+
+HELP = "plan a pattern with a JQPG planner (or all of them) and print the plan and its cost"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("text", nargs="?", help='pattern text, e.g. "PATTERN SEQ(A a, B b) WITHIN 1 minute"')
+    src.add_argument("--file", "-f", help="a file of patterns")
+    p.add_argument("--planner", default="all", help="a planner name (TRIVIAL, EFREQ, GREEDY, II-RANDOM, II-GREEDY, "
+                   "DP-LD, ZSTREAM, ZSTREAM-ORD, DP-B) or 'all' (default)")
+    stats = p.add_mutually_exclusive_group(required=True)
+    stats.add_argument("--stats", help="statistics JSON file: {\"rates\": {...}, \"selectivities\": {...}}")
+    stats.add_argument("--dataset", help="compute statistics from a dataset name (nasdaq, traffic, ...) or an events file")
+    p.add_argument("--alpha", type=float, default=0.0, help="latency weight: cost = Cost_trpt + alpha * Cost_lat (JQPG 5.1)")
+    p.add_argument("--seed", type=int, default=0, help="seed of randomized planners (II-RANDOM)")
+    p.add_argument("--seq-selectivity", action="store_true", help="apply the selectivity of the implicit SEQ order (off in JQPG)")
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="planner parameter, e.g. restarts=5 or max_variables=22 (repeatable)")
+    p.add_argument("--json", action="store_true", help="print one JSON object per planner")
+
+
+def parse_params(items: list[str]) -> dict:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--param expects KEY=VALUE, got {item!r}")
+        try:
+            out[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key.strip()] = value
+    return out
+
+
+def _params_for(name: str, params: dict, single: bool) -> dict:
+    from algorithms.registry import PLANNERS
+
+    if single:
+        return params
+    accepted = set(PLANNERS[name](seed=0).get_params())
+    return {k: v for k, v in params.items() if k in accepted}
+
+
+def load_statistics(args, patterns):
+    from cep.statistics import Statistics
+
+    if args.stats:
+        return Statistics.load(args.stats)
+    from experiments.datasets import load_dataset
+    from experiments.statistics import estimate_statistics
+
+    return estimate_statistics(load_dataset(args.dataset), patterns, seed=args.seed)
+
+
+def main(args: argparse.Namespace) -> int:
+    from algorithms.registry import PLANNERS, get_planner, planner_names
+    from algorithms.planning import plan_pattern
+    from cep.parser import format_pattern
+    from experiments.commands.parse import load_patterns
+
+    single = args.planner != "all"
+    names = [args.planner] if single else planner_names()
+    if single:
+        get_planner(args.planner)  # unknown names fail before any work
+    params = parse_params(args.param)
+    if not single and params:
+        unused = sorted(k for k in params if not any(k in PLANNERS[n](seed=0).get_params() for n in names))
+        if unused:
+            raise PlanError(f"no planner has a parameter {unused[0]!r}")
+    patterns = load_patterns(args)
+    stats = load_statistics(args, patterns)
+    for pattern in patterns:
+        stats.require_types(pattern.event_types)
+        results = [
+            plan_pattern(pattern, name, stats, alpha=args.alpha, seed=args.seed,
+                         seq_selectivity=args.seq_selectivity, **_params_for(name, params, single))
+            for name in names
+        ]
+        label = pattern.name or format_pattern(pattern)
+        if args.json:
+            for r in results:
+                print(json.dumps({**r.to_json(), "pattern": label}))
+            continue
+        print(format_pattern(pattern))
+        width = max(len("planner"), *(len(r.planner) for r in results))
+        print(f"  {'planner':<{width}}  {'kind':<5}  {'cost':>12}  {'time':>10}  plan")
+        for r in results:
+            note = "".join(f"  (fallback: {f})" for f in dict.fromkeys(r.fallbacks) if f)
+            print(f"  {r.planner:<{width}}  {r.kind:<5}  {r.cost_text():>12}  {_ms(r.plan_time_s):>10}  {r.plan}{note}")
+    return 0
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.2f} ms" if seconds < 1 else f"{seconds:.2f} s"

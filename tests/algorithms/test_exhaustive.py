@@ -1,0 +1,107 @@
+"""The exact planners against exhaustive search, and every heuristic against the exact planners
+(JQPG 6.1), on random clauses and statistics."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from hypothesis import given, settings, strategies as st
+
+from algorithms import get_planner
+from algorithms.cost_model import ClauseCostModel
+from algorithms.costs import clause_cost
+from algorithms_strategies import all_bushy_trees, all_sequence_trees, clause_and_stats
+from cep.plans import OrderPlan, TreePlan, left_deep_tree
+
+ORDER_HEURISTICS = ["TRIVIAL", "EFREQ", "GREEDY", "II-RANDOM", "II-GREEDY"]
+TREE_HEURISTICS = ["ZSTREAM", "ZSTREAM-ORD"]
+REL = 1e-9
+alphas = st.sampled_from([0.0, 0.0, 0.5, 3.0])
+
+
+def log_cost(model, plan) -> float:
+    return clause_cost(model, plan).log_total
+
+
+def not_below(a: float, b: float) -> bool:
+    """``exp(a) >= exp(b)`` up to float rounding (both log-costs)."""
+    return a >= b - REL or (a == b)
+
+
+def same(a: float, b: float) -> bool:
+    return a == b or math.isclose(a, b, rel_tol=REL, abs_tol=1e-9)
+
+
+@settings(max_examples=200, deadline=None)
+@given(clause_and_stats(max_n=7), alphas, st.booleans(), st.booleans())
+def test_dp_ld_equals_exhaustive_search_over_all_orders(case, alpha, seq_sel, prune):
+    sp, stats = case
+    model = ClauseCostModel(sp, stats, alpha=alpha, seq_selectivity=seq_sel)
+    dp = log_cost(model, get_planner("DP-LD", prune=prune).plan_model(model).plan)
+    best = min(log_cost(model, OrderPlan(o)) for o in itertools.permutations(sp.positive))
+    assert same(dp, best)
+
+
+@settings(max_examples=200, deadline=None)
+@given(clause_and_stats(max_n=6), alphas, st.booleans(), st.booleans())
+def test_dp_b_equals_exhaustive_search_over_all_bushy_trees(case, alpha, seq_sel, prune):
+    sp, stats = case
+    model = ClauseCostModel(sp, stats, alpha=alpha, seq_selectivity=seq_sel)
+    dp = log_cost(model, get_planner("DP-B", prune=prune).plan_model(model).plan)
+    best = min(log_cost(model, TreePlan(t)) for t in all_bushy_trees(sp.positive))
+    assert same(dp, best)
+
+
+@settings(max_examples=80, deadline=None)
+@given(clause_and_stats(max_n=6), alphas)
+def test_zstream_equals_exhaustive_search_over_trees_on_the_declared_leaf_order(case, alpha):
+    sp, stats = case
+    model = ClauseCostModel(sp, stats, alpha=alpha)
+    z = log_cost(model, get_planner("ZSTREAM").plan_model(model).plan)
+    best = min(log_cost(model, TreePlan(t)) for t in all_sequence_trees(sp.positive))
+    assert same(z, best)
+
+
+@settings(max_examples=100, deadline=None)
+@given(clause_and_stats(max_n=9), alphas, st.integers(0, 3))
+def test_no_heuristic_is_cheaper_than_the_dp_of_its_plan_kind(case, alpha, seed):
+    sp, stats = case
+    model = ClauseCostModel(sp, stats, alpha=alpha)
+    dp_ld = log_cost(model, get_planner("DP-LD").plan_model(model).plan)
+    dp_b = log_cost(model, get_planner("DP-B").plan_model(model).plan)
+    for name in ORDER_HEURISTICS:
+        assert not_below(log_cost(model, get_planner(name, seed=seed).plan_model(model).plan), dp_ld), name
+    for name in TREE_HEURISTICS:
+        assert not_below(log_cost(model, get_planner(name, seed=seed).plan_model(model).plan), dp_b), name
+
+
+@settings(max_examples=60, deadline=None)
+@given(clause_and_stats(max_n=9), alphas)
+def test_dp_b_is_never_costlier_than_dp_ld_and_zstream_never_cheaper_than_dp_b(case, alpha):
+    """Compared in the tree cost model, where DP-LD's order is the left-deep tree it denotes."""
+    sp, stats = case
+    model = ClauseCostModel(sp, stats, alpha=alpha)
+    dp_b = log_cost(model, get_planner("DP-B").plan_model(model).plan)
+    order = get_planner("DP-LD").plan_model(model).plan
+    assert not_below(log_cost(model, TreePlan(left_deep_tree(order.order))), dp_b)
+    for name in TREE_HEURISTICS:
+        assert not_below(log_cost(model, get_planner(name).plan_model(model).plan), dp_b)
+
+
+@settings(max_examples=80, deadline=None)
+@given(clause_and_stats(max_n=8), st.booleans())
+def test_direct_subset_costs_equal_the_subset_table(case, seq_sel):
+    sp, stats = case
+    direct = ClauseCostModel(sp, stats, seq_selectivity=seq_sel)
+    masks = np.arange(1, 1 << direct.n, dtype=np.int64)
+    if direct.order_kind != "poset":  # partial orders always use the table
+        values = direct.log_node(masks)
+        assert not direct.has_table
+    table = ClauseCostModel(sp, stats, seq_selectivity=seq_sel).table()[masks]
+    if direct.order_kind != "poset":
+        assert np.allclose(values, table, rtol=1e-12, atol=1e-9, equal_nan=False)
+        assert np.array_equal(np.isneginf(values), np.isneginf(table))
+    assert not np.isnan(table).any() and not np.isposinf(table).any()
