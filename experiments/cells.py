@@ -131,17 +131,19 @@ def run_cell(spec: Mapping) -> list[dict]:
 def _evaluate_rows(spec: Mapping, pattern, plan, plan_text: str, kind: str) -> list[dict]:
     from evaluators import evaluate
 
+    from evaluators import DEFAULT_MAX_PARTIAL_MATCHES
+
     stream = cell_stream(spec)
-    cap = spec.get("max_partial_matches")
+    cap = spec.get("max_partial_matches") or DEFAULT_MAX_PARTIAL_MATCHES
     repeats = max(1, int(spec.get("repeats", 1)))
     runs = []
     try:
         for _ in range(repeats):
-            r = evaluate(pattern, plan, stream.events, evaluator=spec["evaluator"], max_partial_matches=cap, measure_memory=False, collect_matches=False)
+            r = evaluate(pattern, plan, stream, evaluator=spec["evaluator"], max_partial_matches=cap, measure_memory=False, collect_matches=False)
             runs.append(r.metrics)
         mem = None
         if spec.get("measure_memory"):
-            mem = evaluate(pattern, plan, stream.events, evaluator=spec["evaluator"], max_partial_matches=cap, measure_memory=True, collect_matches=False).metrics
+            mem = evaluate(pattern, plan, stream, evaluator=spec["evaluator"], max_partial_matches=cap, measure_memory=True, collect_matches=False).metrics
     except PartialMatchLimitError as e:
         status = f"partial-match cap: {e}"
         return [

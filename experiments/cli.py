@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "parse": "experiments.commands.parse",
     "stats": "experiments.commands.stats",
     "plan": "experiments.commands.plan",
+    "detect": "experiments.commands.detect",
     "bench": "experiments.commands.bench",
     "report": "experiments.commands.report",
     "verify": "experiments.commands.verify",

@@ -34,8 +34,20 @@ def main(args: argparse.Namespace) -> int:  # reached only via --help handling p
 
 def check_overrides(argv: list[str]) -> None:
     """One-line errors for unknown config-group options (Hydra would print a multi-line error)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import OverrideParseException
+
     from experiments.datasets import CONFIG_DIR
 
+    parser = OverridesParser.create()
+    for a in argv:
+        if a.startswith("-"):
+            continue
+        try:
+            parser.parse_overrides([a])
+        except OverrideParseException as e:
+            msg = " ".join(str(e).split("See https://")[0].split())
+            raise ConfigError(f"cannot parse override {a!r}: {msg} (quote values with brackets or commas, e.g. runner.master=\"'local[2]'\")") from None
     has_exp = False
     for a in argv:
         if a.startswith("-") or "=" not in a:

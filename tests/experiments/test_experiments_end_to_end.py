@@ -50,7 +50,7 @@ def serial_results(tmp_path_factory):
 @pytest.mark.spark
 @pytest.mark.slow
 def test_tiny_experiment_through_hydra_and_spark_equals_serial(tmp_path, serial_results):
-    r = run_exp(*TINY, "runner=spark", "runner.master=local[2]", f"results_dir={tmp_path}")
+    r = run_exp(*TINY, "runner=spark", "runner.master='local[2]'", f"results_dir={tmp_path}")
     assert r.returncode == 0, r.stderr
     spark_df = ResultStore(tmp_path / "jqpg_fig3").load()
     serial_df = ResultStore(serial_results / "jqpg_fig3").load()
@@ -107,6 +107,7 @@ def test_verify_catches_a_changed_deterministic_value(serial_results, tmp_path):
     "overrides, fragment",
     [
         (["+exp=nope"], "unknown exp 'nope'"),
+        (["+exp=jqpg_fig3", "runner.master=local[2]"], "cannot parse override 'runner.master=local[2]'"),
         (["+exp=jqpg_fig3", "dataset=nope"], "unknown dataset 'nope'"),
         (["+exp=jqpg_fig3", "runner=serial", "exp.planners=[DP-X]", "exp.datasets=[nasdaq]"], "unknown planner 'DP-X'"),
         # the full staged data, configured by path, missing on this machine

@@ -1,0 +1,181 @@
+"""The join plan both evaluators execute: a binary tree over one clause's positive variables, with
+every check placed at the lowest node that holds all the variables it needs.
+
+JQPG Section 2.3 (tree-based evaluation): leaves buffer the events of one variable; an internal node
+holds the partial matches (instances) of its subtree; a new instance is combined with the buffered
+instances of its sibling and the combination goes up; the root reports.  JQPG Section 2.2 (lazy NFA):
+the chain of ``n + 1`` states for an order ``O`` is the left-deep instance of the same scheme (JQPG
+Theorem 1: ``Cost_ord(O) = Cost_LDJ(O)``) -- state ``k + 1`` holds the prefixes ``O[:k]`` (the left
+input of step ``k``) and the per-variable buffers are the right inputs.  :mod:`evaluators.nfa` and
+:mod:`evaluators.tree` build a :class:`JoinPlan` each way; :mod:`evaluators.codegen` compiles it.
+
+Where each check goes (cep.semantics is the definition of what must hold):
+  * a condition on one variable filters its events at the leaf (for a Kleene variable: each element);
+  * a condition on several positive variables, the SEQ order between two variables and the rule that
+    no event fills two variables, at the lowest node whose leaves include them -- a check a lower
+    node made is never repeated, and an order pair implied by pairs checked below and one pair
+    checked here is dropped (the transitive reduction of the precedence across the two children);
+  * the window: every instance keeps the smallest stream index among its events; a sibling instance
+    whose smallest index lies before the window frontier of the newest event can no longer be
+    extended and is skipped (the newest event is the largest one of any new instance);
+  * a negated variable ``n``, at the lowest node holding ``D(n)`` (:func:`cep.plans.negation_nodes`,
+    JQPG Section 4), when no positive variable outside that node has ``n``'s type; otherwise (an
+    event that could kill there might still be bound by the missing variable) at the root.  An early
+    check sees the events of ``n``'s type that arrived so far; the root re-checks the later ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import count
+
+from cep.conditions import Comparison
+from cep.dnf import SimplePattern
+from cep.plans import Tree, negation_nodes, tree_leaves
+
+
+@dataclass(eq=False)
+class JoinNode:
+    """A node of the join plan; ``vars`` lists its leaves in tree order (the slot order of its
+    instances).  ``counted``: its stored instances count as partial matches in the metrics."""
+
+    id: int
+    vars: tuple[str, ...]
+    left: "JoinNode | None" = None
+    right: "JoinNode | None" = None
+    parent: "JoinNode | None" = None
+    counted: bool = True
+    # checks placed here (internal nodes)
+    order_pairs: list[tuple[str, str]] = field(default_factory=list)
+    distinct_pairs: list[tuple[str, str]] = field(default_factory=list)
+    conditions: list[Comparison] = field(default_factory=list)
+    negations: list[str] = field(default_factory=list)  # early negation checks
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.left is None
+
+    @property
+    def var(self) -> str:
+        assert self.is_leaf
+        return self.vars[0]
+
+    @property
+    def is_root(self) -> bool:
+        return self.parent is None
+
+    def sibling(self) -> "JoinNode":
+        assert self.parent is not None
+        return self.parent.right if self.parent.left is self else self.parent.left
+
+    def path_to_root(self) -> list["JoinNode"]:
+        out, n = [], self
+        while n is not None:
+            out.append(n)
+            n = n.parent
+        return out
+
+    def nodes(self) -> list["JoinNode"]:
+        """Post-order: children before parents."""
+        if self.is_leaf:
+            return [self]
+        return self.left.nodes() + self.right.nodes() + [self]
+
+
+@dataclass(eq=False)
+class JoinPlan:
+    """One clause, compiled to a join tree with its checks placed."""
+
+    sp: SimplePattern
+    root: JoinNode
+    leaves: dict[str, JoinNode]
+    unary: dict[str, list[Comparison]]  # variable -> its one-variable conditions (positive and negated)
+    root_negations: list[str]  # negated variables checked when a match completes (from index 0)
+    early_negations: dict[str, JoinNode]  # negated variable -> node of its early check
+    kind: str  # "tree" or "nfa"
+
+    @property
+    def nodes(self) -> list[JoinNode]:
+        return self.root.nodes()
+
+
+def build_join_plan(sp: SimplePattern, tree: Tree, *, kind: str, count_leaves: "set[str] | None" = None) -> JoinPlan:
+    """Place every check of ``sp`` on the join tree ``tree`` (nested pairs of positive variable names).
+
+    ``count_leaves``: the leaves whose buffered events count as partial matches (all by default, as
+    in Cost_tree; the lazy NFA counts only its first state's instances)."""
+    ids = count()
+
+    def build(t: Tree, parent: JoinNode | None) -> JoinNode:
+        node = JoinNode(next(ids), tuple(tree_leaves(t)), parent=parent)
+        if isinstance(t, tuple):
+            node.left = build(t[0], node)
+            node.right = build(t[1], node)
+        elif count_leaves is not None:
+            node.counted = t in count_leaves
+        return node
+
+    root = build(tree, None)
+    root.counted = False  # the root's instances are matches, reported rather than stored
+    leaves = {n.var: n for n in root.nodes() if n.is_leaf}
+    positive = set(sp.positive)
+    closure = _transitive_closure(sp.positive_precedence)
+
+    unary: dict[str, list[Comparison]] = {v.name: [] for v in sp.variables}
+    for c in sp.conditions:
+        if len(c.variables) == 1:
+            unary[next(iter(c.variables))].append(c)
+
+    for node in root.nodes():
+        if node.is_leaf:
+            continue
+        lv, rv = set(node.left.vars), set(node.right.vars)
+        both = lv | rv
+        node.conditions = [
+            c for c in sp.conditions if len(c.variables) > 1 and c.variables <= both and not c.variables <= lv and not c.variables <= rv
+        ]
+        cross = [(u, v) for (u, v) in closure if (u in lv and v in rv) or (u in rv and v in lv)]
+        node.order_pairs = _reduce_pairs(cross, closure, lv)
+        node.distinct_pairs = [(u, v) for u in node.left.vars for v in node.right.vars if sp.type_of(u) == sp.type_of(v)]
+
+    early: dict[str, JoinNode] = {}
+    root_negs: list[str] = []
+    placed = negation_nodes(sp, tree)
+    by_vars = {n.vars: n for n in root.nodes()}
+    for n in sp.negated:
+        node = by_vars[tuple(tree_leaves(placed[n]))]
+        outside = positive - set(node.vars)
+        if node.is_root or node.is_leaf or any(sp.type_of(v) == sp.type_of(n) for v in outside):
+            root_negs.append(n)
+        else:
+            node.negations.append(n)
+            early[n] = node
+    return JoinPlan(sp, root, leaves, unary, root_negs, early, kind)
+
+
+def _transitive_closure(pairs) -> set[tuple[str, str]]:
+    out = set(pairs)
+    changed = True
+    while changed:
+        changed = False
+        for a, b in list(out):
+            for c, d in list(out):
+                if b == c and (a, d) not in out:
+                    out.add((a, d))
+                    changed = True
+    return out
+
+
+def _reduce_pairs(cross: list[tuple[str, str]], closure: set[tuple[str, str]], left: set[str]) -> list[tuple[str, str]]:
+    """Drop a cross pair ``(u, v)`` implied by another cross pair ``(u', v')`` with ``u <= u'`` and
+    ``v' <= v`` inside one child each (relations a lower node already checked)."""
+
+    def le(a: str, b: str) -> bool:
+        return a == b or ((a in left) == (b in left) and (a, b) in closure)
+
+    keep = []
+    for u, v in sorted(cross):
+        implied = any((u2, v2) != (u, v) and le(u, u2) and le(v2, v) for u2, v2 in cross)
+        if not implied:
+            keep.append((u, v))
+    return keep

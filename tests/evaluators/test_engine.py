@@ -1,0 +1,176 @@
+"""The evaluate() contract: metric names, the registry, plan checks, the partial-match cap, input
+forms, and the OpenCEP reference cases' match counts."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timedelta
+
+import pytest
+
+from cep import (
+    ConfigError,
+    Event,
+    EventStream,
+    OrderPlan,
+    PartialMatchLimitError,
+    PatternPlan,
+    PlanError,
+    StreamError,
+    TreePlan,
+    parse_pattern,
+)
+from cep.columnar import EventColumns, read_nasdaq_text_columns
+from evaluators import EVALUATORS, METRIC_NAMES, evaluate, evaluator_names
+from evaluators.brute_force import brute_force_matches
+from evaluators.engine import latency_summary
+
+SEQ3 = parse_pattern("PATTERN SEQ(A a, B b, C c) WHERE a.x < c.x WITHIN 5 s")
+ORDER = PatternPlan((OrderPlan(("b", "a", "c")),))
+TREE = PatternPlan((TreePlan(("a", ("b", "c"))),))
+
+
+def small_stream(n=30):
+    return EventStream([Event("ABC"[i % 3], float(i // 2), {"x": float(i % 5)}) for i in range(n)])
+
+
+def test_registry_names_the_two_evaluators():
+    assert evaluator_names() == ["nfa", "tree"] == list(EVALUATORS)
+    with pytest.raises(ConfigError, match="unknown evaluator 'zstream'"):
+        evaluate(SEQ3, TREE, small_stream(), evaluator="zstream")
+
+
+def test_metrics_have_exactly_the_contract_names_and_sane_values():
+    s = small_stream()
+    r = evaluate(SEQ3, TREE, s)
+    assert tuple(r.metrics) == METRIC_NAMES
+    m = r.metrics
+    assert m["events"] == len(s) and m["matches"] == len(r.matches) > 0
+    assert m["elapsed_s"] > 0 and m["throughput_eps"] == pytest.approx(len(s) / m["elapsed_s"])
+    assert m["peak_partial_matches"] > 0 and m["peak_memory_bytes"] > 0
+    assert 0 <= m["latency_ms_mean"] and 0 <= m["latency_ms_p95"]
+    assert evaluate(SEQ3, TREE, s, measure_memory=False).metrics["peak_memory_bytes"] is None
+    quiet = evaluate(SEQ3, TREE, s, collect_matches=False, measure_memory=False)
+    assert quiet.matches == [] and quiet.metrics["matches"] == m["matches"]
+
+
+def test_auto_picks_the_tree_for_tree_plans_and_the_nfa_for_orders_and_an_order_runs_on_the_tree():
+    s = small_stream()
+    want = brute_force_matches(SEQ3, s)
+    assert evaluate(SEQ3, TREE, s).evaluator == "tree"
+    assert evaluate(SEQ3, ORDER, s).evaluator == "nfa"
+    assert evaluate(SEQ3, ORDER, s, evaluator="tree").matches == want
+    # a left-deep tree (children in either order) is an order for the NFA; a bushy one is not
+    assert evaluate(SEQ3, PatternPlan((TreePlan(("c", ("b", "a"))),)), s, evaluator="nfa").matches == want
+    four = parse_pattern("PATTERN SEQ(A a, B b, C c, D d) WITHIN 5 s")
+    with pytest.raises(PlanError, match="not left-deep"):
+        evaluate(four, PatternPlan((TreePlan((("a", "b"), ("c", "d"))),)), s, evaluator="nfa")
+
+
+def test_plans_that_do_not_fit_the_pattern_are_refused():
+    with pytest.raises(PlanError, match="does not cover"):
+        evaluate(SEQ3, PatternPlan((OrderPlan(("a", "b")),)), small_stream())
+    with pytest.raises(PlanError, match="2 clause plan"):
+        evaluate(SEQ3, PatternPlan((OrderPlan(("a", "b", "c")), OrderPlan(("a", "b", "c")))), small_stream())
+
+
+def test_peak_partial_matches_counts_what_each_evaluator_stores():
+    """Tree: leaf buffers and internal instances (Cost_tree); NFA: prefix instances only (Cost_ord)."""
+    s = EventStream([Event("A", 0.0, {"x": 0.0}), Event("B", 1.0, {"x": 0.0}), Event("A", 2.0, {"x": 0.0})])
+    p = parse_pattern("PATTERN SEQ(A a, B b, C c) WITHIN 10 s")
+    # order a, b, c: state 2 holds a0 and a2, state 3 holds (a0, b1): 3 partial matches
+    assert evaluate(p, PatternPlan((OrderPlan(("a", "b", "c")),)), s).metrics["peak_partial_matches"] == 3
+    # tree ((a, b), c): leaves a (2 events) and b (1), node (a, b) holds (a0, b1): 4
+    assert evaluate(p, PatternPlan((TreePlan((("a", "b"), "c")),)), s).metrics["peak_partial_matches"] == 4
+
+
+def test_partial_matches_expire_with_the_window():
+    s = EventStream([Event("A", float(t), {"x": 0.0}) for t in range(0, 100, 10)])
+    p = parse_pattern("PATTERN SEQ(A a, B b) WITHIN 15 s")
+    # at most two A events (10 s apart) lie within any 15 s window
+    assert evaluate(p, PatternPlan((OrderPlan(("a", "b")),)), s).metrics["peak_partial_matches"] == 2
+
+
+def test_exploding_kleene_stops_at_the_partial_match_cap_with_a_clear_error():
+    dense = EventStream([Event("B", i * 0.01, {"x": 0.0}) for i in range(60)] + [Event("C", 1.0, {"x": 0.0})])
+    p = parse_pattern("PATTERN SEQ(KL(B b), C c) WITHIN 1 hour")
+    start = time.perf_counter()
+    with pytest.raises(PartialMatchLimitError) as err:
+        evaluate(p, PatternPlan((OrderPlan(("b", "c")),)), dense, max_partial_matches=5_000)
+    assert time.perf_counter() - start < 10
+    msg = str(err.value)
+    assert "crossed the cap of 5000" in msg and "max_partial_matches" in msg and "\n" not in msg
+    # the cap also bounds an explosion of joins inside one event
+    wide = EventStream([Event(t, 0.0, {"x": 0.0}) for t in "ABC" * 40] + [Event("D", 0.0, {"x": 0.0})])
+    p4 = parse_pattern("PATTERN AND(A a, B b, C c, D d) WITHIN 1 hour")
+    with pytest.raises(PartialMatchLimitError):
+        evaluate(p4, PatternPlan((TreePlan(((("a", "b"), "c"), "d")),)), wide, max_partial_matches=1_000)
+    assert evaluate(p4, PatternPlan((TreePlan(((("a", "b"), "c"), "d")),)), wide, max_partial_matches=None,
+                    measure_memory=False, collect_matches=False).metrics["matches"] == 40 ** 3
+
+
+def test_events_may_be_columns_or_a_loader_called_inside_the_timed_span(tmp_path):
+    s = small_stream()
+    want = evaluate(SEQ3, TREE, s, measure_memory=False).matches
+    assert evaluate(SEQ3, TREE, EventColumns.from_events(s), measure_memory=False).matches == want
+    calls = []
+
+    def load():
+        calls.append(1)
+        time.sleep(0.05)  # stands for decoding: it must count in elapsed_s
+        return s
+
+    r = evaluate(SEQ3, TREE, load, measure_memory=False)
+    assert r.matches == want and calls == [1] and r.metrics["elapsed_s"] >= 0.05
+    # a one-shot iterator serves both the timed run and the memory run
+    once = evaluate(SEQ3, TREE, (e for e in s), measure_memory=True)
+    assert once.matches == want and once.metrics["peak_memory_bytes"] > 0
+
+
+def test_events_out_of_time_order_or_lacking_an_attribute_raise_stream_errors():
+    back = [Event("A", 5.0, {"x": 0.0}), Event("B", 4.0, {"x": 0.0})]
+    with pytest.raises(StreamError, match="event 1 .*timestamp 4.0 earlier"):
+        evaluate(SEQ3, TREE, back)
+    lacking = [Event("A", 0.0, {"x": 0.0}), Event("C", 1.0, {"y": 0.0})]
+    with pytest.raises(StreamError, match="event 1 .*type 'C'.* no attribute 'x'"):
+        evaluate(SEQ3, TREE, lacking)
+    # a type whose variables mention no attribute may lack it
+    assert evaluate(SEQ3, TREE, [Event("A", 0.0, {"x": 0.0}), Event("B", 1.0, {})]).matches == []
+
+
+def test_latency_summary_weighs_batches_by_their_matches():
+    assert latency_summary([]) == (None, None)
+    mean, p95 = latency_summary([(0.001, 19), (0.010, 1)])
+    assert mean == pytest.approx((0.001 * 19 + 0.010) / 20 * 1000)
+    assert p95 == pytest.approx(1.0)  # 19 of 20 matches (95%) took 1 ms
+    assert latency_summary([(0.001, 18), (0.010, 2)])[1] == pytest.approx(10.0)
+
+
+OPENCEP_CASES = [
+    ("SEQ(MSFT a, DRIV b, ORLY c, CBRL d)", "WITHIN 3 minutes", 790, ("a", (("b", "c"), "d"))),
+    ("AND(MSFT a, DRIV b, ORLY c, CBRL d)", "WITHIN 3 minutes", 6460, ("a", (("b", "c"), "d"))),
+    ("SEQ(MSFT a, DRIV b, MSFT c, DRIV d, MSFT e)", "WITHIN 10 minutes", 860, ("a", (("b", "c"), ("d", "e")))),
+]
+
+
+@pytest.fixture(scope="module")
+def medium_x10(tmp_path_factory, data_dir):
+    """OpenCEP's NASDAQ_MEDIUM.txt repeated 10 times, copy k shifted k days later (16,520 events)."""
+    from experiments.bench_evaluators import write_shifted_copies
+
+    path = tmp_path_factory.mktemp("nasdaq") / "medium_x10.txt"
+    assert write_shifted_copies(data_dir / "nasdaq" / "NASDAQ_MEDIUM.txt", path, 10, timedelta(days=1)) == 16520
+    first = path.read_text().splitlines()[1652].split(",")[1]
+    assert datetime.strptime(first, "%Y%m%d%H%M").day == 2
+    return path
+
+
+@pytest.mark.parametrize("structure, window, count, tree", OPENCEP_CASES)
+def test_opencep_reference_cases_give_opencep_match_counts(medium_x10, structure, window, count, tree):
+    variables = [v.split()[1] for v in structure[4:-1].split(", ")]
+    conds = " AND ".join(f"{a}.high < {b}.high" for a, b in zip(variables, variables[1:]))
+    p = parse_pattern(f"PATTERN {structure} WHERE {conds} {window}")
+    load = lambda: read_nasdaq_text_columns(medium_x10)  # noqa: E731
+    for plan, evaluator in ((PatternPlan((TreePlan(tree),)), "tree"), (PatternPlan((OrderPlan(tuple(variables)),)), "nfa")):
+        r = evaluate(p, plan, load, evaluator=evaluator, measure_memory=False)
+        assert r.metrics["matches"] == count and r.metrics["events"] == 16520
