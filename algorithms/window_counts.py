@@ -8,8 +8,10 @@
 * Kleene closure ``KL(T_i)`` (JQPG Section 4): the power-set type ``T_i'`` whose events are the
   subsets of the ``k = W * r_i`` events of ``T_i`` in a window, so ``W * r_i' = 2**k`` and
   ``r_i' = 2**(r_i * W) / W``.  With a size bound ``KL(T){lo,hi}`` only subsets of ``lo..hi`` events
-  count: ``sum_{s=lo}^{hi} C(k, s)`` (``C`` through the gamma function, terms with ``s > k`` dropped,
-  exact for whole ``k``); an unbounded closure keeps the paper's ``2**k`` whatever ``lo``.
+  count: the expected number of such subsets when the number ``N`` of events in a window is
+  Poisson with mean ``k``, ``E[sum_{s=lo}^{hi} C(N, s)] = sum_{s=lo}^{hi} k**s / s!`` (well defined
+  for the fractional ``k`` of sparse types, where ``C(floor(k), s)`` would be 0 and would make every
+  plan cost nothing); an unbounded closure keeps the paper's ``2**k`` whatever ``lo``.
   Everything is returned as a natural logarithm so that realistic windows do not overflow.
 """
 
@@ -58,11 +60,10 @@ def log_subset_count(k: float, min_size: int = 1, max_size: int | None = None) -
     """``log`` of the number of subsets of ``k`` events that a Kleene closure accepts (see module doc)."""
     if max_size is None:
         return k * math.log(2.0)
-    hi = min(max_size, math.floor(k))
-    if hi < min_size:
+    if k <= 0.0 or max_size < min_size:
         return NEG_INF
-    lg = math.lgamma(k + 1.0)
-    return log_sum([lg - math.lgamma(s + 1.0) - math.lgamma(k - s + 1.0) for s in range(min_size, hi + 1)])
+    log_k = math.log(k)
+    return log_sum([s * log_k - math.lgamma(s + 1.0) for s in range(min_size, max_size + 1)])
 
 
 def log_window_counts(sp: SimplePattern, stats: Statistics) -> dict[str, float]:

@@ -105,8 +105,23 @@ def tree_cost(pattern, plan, stats) -> float:
     return math.exp(log_total) if log_total < 709.0 else math.inf
 
 
+def _median(runs, key):
+    values = [m[key] for m in runs if m.get(key) is not None]
+    return pystats.median(values) if values else None
+
+
 def run_cell(spec: Mapping) -> list[dict]:
-    """Plan (and evaluate) one cell; returns its tidy rows (see :mod:`experiments.store`)."""
+    """Plan (and evaluate) one cell; returns its tidy rows (see :mod:`experiments.store`).
+
+    An unexpected exception does not stop the run: the cell becomes a row whose status names it
+    (the report lists failed cells)."""
+    try:
+        return _run_cell(spec)
+    except Exception as e:  # noqa: BLE001 - recorded as a failure row, never hidden
+        return [_row(spec, "plan_cost", None, status=f"error: {type(e).__name__}: {' '.join(str(e).split())[:300]}")]
+
+
+def _run_cell(spec: Mapping) -> list[dict]:
     from algorithms import plan_pattern
 
     pattern = cell_pattern(spec)
@@ -151,16 +166,14 @@ def _evaluate_rows(spec: Mapping, pattern, plan, plan_text: str, kind: str) -> l
             _row(spec, "peak_partial_matches", cap, status=status, plan=plan_text, kind=kind),
         ]
     first = runs[0]
-    tput = pystats.median(m["throughput_eps"] for m in runs)
-    elapsed = pystats.median(m["elapsed_s"] for m in runs)
     out = {
         "events": first["events"],
         "matches": first["matches"],
-        "throughput_eps": tput,
-        "elapsed_s": elapsed,
+        "throughput_eps": _median(runs, "throughput_eps"),
+        "elapsed_s": _median(runs, "elapsed_s"),
         "peak_partial_matches": first["peak_partial_matches"],
-        "latency_ms_mean": pystats.median(m["latency_ms_mean"] for m in runs),
-        "latency_ms_p95": pystats.median(m["latency_ms_p95"] for m in runs),
+        "latency_ms_mean": _median(runs, "latency_ms_mean"),  # None when there is no match
+        "latency_ms_p95": _median(runs, "latency_ms_p95"),
     }
     if mem is not None:
         out["peak_memory_bytes"] = mem["peak_memory_bytes"]

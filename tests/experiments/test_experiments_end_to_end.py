@@ -71,7 +71,7 @@ def test_rerun_skips_done_cells_and_report_and_verify_work(serial_results):
     rep = subprocess.run([sys.executable, "-m", "experiments", "report", f"results_dir={serial_results}"], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert rep.returncode == 0, rep.stderr
     text = (serial_results / "REPORT.md").read_text()
-    assert "JQPG Figure 3" in text and "| claim | paper | here | verdict |" in text
+    assert "JQPG Figure 3" in text and "| claim | paper | here | verdict | rule |" in text
     assert (serial_results / "jqpg_fig3" / "figures" / "fig3_throughput.png").exists()
     assert (serial_results / "jqpg_fig3" / "figures" / "fig3_throughput.pdf").exists()
     ver = subprocess.run(
