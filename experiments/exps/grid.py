@@ -143,7 +143,7 @@ def build_specs(cfg: DictConfig, dataset: str, spark=None) -> tuple[list[dict], 
                             "evaluator": evaluator_for(exp, planner_kind(planner)),
                             "measure_memory": bool(exp.get("measure_memory", False)),
                             "max_partial_matches": int(scale.max_partial_matches),
-                            "repeats": int(scale.repeats),
+                            "repeats": int(exp.get("repeats") or scale.repeats),
                             "_code_version": code,
                         }
                     )
