@@ -97,6 +97,7 @@ def _fmt(x: float, unit: str = "") -> str:
 
 def _save(fig, out_dir: Path, name: str) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout(rect=(0, 0, 1, 0.96))
     paths = []
     for ext in ("png", "pdf"):
         p = out_dir / f"{name}.{ext}"
