@@ -18,6 +18,7 @@ field, in the same words as the row-by-row reader.
 from __future__ import annotations
 
 import math
+from calendar import timegm
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -231,10 +232,36 @@ def _diff_by_type(close: np.ndarray, codes: np.ndarray) -> np.ndarray:
     return out
 
 
+def decode_nasdaq_row(row: Sequence[str]) -> tuple[str, float, list[float]]:
+    """One ``TICKER,YYYYMMDDhhmm,open,high,low,close,volume`` row -> (ticker, epoch seconds, the five
+    numbers); a bad row raises ValueError naming the field (the message both NASDAQ readers use)."""
+    if len(row) != 7:
+        raise ValueError(f"expected 7 fields (ticker,YYYYMMDDhhmm,open,high,low,close,volume), found {len(row)}")
+    ticker = row[0].strip()
+    if not ticker:
+        raise ValueError("field ticker: empty")
+    s = row[1].strip()
+    ok = len(s) == 12 and s.isdigit()
+    if ok:
+        y, mo, d, h, mi = int(s[:4]), int(s[4:6]), int(s[6:8]), int(s[8:10]), int(s[10:12])
+        ok = 1 <= mo <= 12 and 1 <= d <= 31 and h < 24 and mi < 60
+    if not ok:
+        raise ValueError(f"field timestamp: {row[1]!r} is not YYYYMMDDhhmm")
+    values = []
+    for name, text in zip(NASDAQ_COLUMNS[2:], row[2:]):
+        try:
+            v = float(text)
+        except ValueError:
+            raise ValueError(f"field {name}: {text!r} is not a number") from None
+        if not math.isfinite(v):
+            raise ValueError(f"field {name}: {text!r} is not a finite number")
+        values.append(v)
+    return ticker, float(timegm((y, mo, d, h, mi, 0, 0, 0, 0))), values
+
+
 def _slow_nasdaq(p: Path) -> EventColumns:
     """Row-by-row decoding with the row-by-row reader's error messages (file, row, field)."""
     import csv
-    from calendar import timegm
 
     names: dict[str, int] = {}
     codes: list[int] = []
@@ -251,28 +278,11 @@ def _slow_nasdaq(p: Path) -> EventColumns:
                 if not row or (len(row) == 1 and not row[0].strip()):
                     continue
                 where = f"{p}: row {rowno}"
-                if len(row) != 7:
-                    raise StreamError(
-                        f"{where}: expected 7 fields (ticker,YYYYMMDDhhmm,open,high,low,close,volume), found {len(row)}"
-                    )
-                ticker = row[0].strip()
-                if not ticker:
-                    raise StreamError(f"{where}: field ticker: empty")
-                s = row[1].strip()
-                ok = len(s) == 12 and s.isdigit()
-                if ok:
-                    y, mo, d, h, mi = int(s[:4]), int(s[4:6]), int(s[6:8]), int(s[8:10]), int(s[10:12])
-                    ok = 1 <= mo <= 12 and 1 <= d <= 31 and h < 24 and mi < 60
-                if not ok:
-                    raise StreamError(f"{where}: field timestamp: {row[1]!r} is not YYYYMMDDhhmm")
-                ts = float(timegm((y, mo, d, h, mi, 0, 0, 0, 0)))
-                for k, (name, text) in enumerate(zip(NASDAQ_COLUMNS[2:], row[2:])):
-                    try:
-                        v = float(text)
-                    except ValueError:
-                        raise StreamError(f"{where}: field {name}: {text!r} is not a number") from None
-                    if not math.isfinite(v):
-                        raise StreamError(f"{where}: field {name}: {text!r} is not a finite number")
+                try:
+                    ticker, ts, values = decode_nasdaq_row(row)
+                except ValueError as e:
+                    raise StreamError(f"{where}: {e}") from None
+                for k, v in enumerate(values):
                     vals[k].append(v)
                 if ts < last:
                     raise StreamError(

@@ -86,14 +86,29 @@ def expr_attributes(expr: Expr) -> frozenset[Attr]:
     return expr_attributes(expr.left) | expr_attributes(expr.right)
 
 
-def _py_source(expr: Expr, argname: Callable[[str], str]) -> str:
+def expression_source(expr: Expr, render_attr: Callable[[Attr], str]) -> str:
+    """Python source of an arithmetic expression; ``render_attr`` writes an attribute access (event
+    objects, columnar arrays, ...), everything else is fixed here."""
     if isinstance(expr, Attr):
-        return f"{argname(expr.var)}.attrs[{expr.name!r}]"
+        return render_attr(expr)
     if isinstance(expr, Const):
         return repr(float(expr.value))
     if isinstance(expr, Neg):
-        return f"(-{_py_source(expr.operand, argname)})"
-    return f"({_py_source(expr.left, argname)} {expr.op} {_py_source(expr.right, argname)})"
+        return f"(-{expression_source(expr.operand, render_attr)})"
+    return f"({expression_source(expr.left, render_attr)} {expr.op} {expression_source(expr.right, render_attr)})"
+
+
+def expression_divides(expr: Expr) -> bool:
+    """Whether evaluating ``expr`` may divide (a division by zero makes its comparison false)."""
+    if isinstance(expr, BinOp):
+        return expr.op == "/" or expression_divides(expr.left) or expression_divides(expr.right)
+    if isinstance(expr, Neg):
+        return expression_divides(expr.operand)
+    return False
+
+
+def _py_source(expr: Expr, argname: Callable[[str], str]) -> str:
+    return expression_source(expr, lambda a: f"{argname(a.var)}.attrs[{a.name!r}]")
 
 
 def _strip_outer(s: str) -> str:
@@ -169,14 +184,7 @@ class Comparison:
             return False
 
     def _divides(self) -> bool:
-        def walk(e: Expr) -> bool:
-            if isinstance(e, BinOp):
-                return e.op == "/" or walk(e.left) or walk(e.right)
-            if isinstance(e, Neg):
-                return walk(e.operand)
-            return False
-
-        return walk(self.left) or walk(self.right)
+        return expression_divides(self.left) or expression_divides(self.right)
 
     def negated(self) -> "Comparison":
         return Comparison(_NEGATED_OP[self.op], self.left, self.right)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cep.conditions import Attr, BinOp, Comparison, Const, Neg
+from cep.conditions import Comparison, expression_divides, expression_source
 from cep.pattern import SeqOrder, Strategy, WindowKind
 
 from evaluators.join_plan import JoinNode, JoinPlan
@@ -521,7 +521,7 @@ def _cond_source(c: Comparison, ref: dict[str, str], names: _Names) -> str:
     through a helper that turns a division by zero into False (as ``Comparison.compile`` does)."""
     ops = {"=": "==", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "!=": "!="}
     body = f"({_expr(c.left, ref, names)} {ops[c.op]} {_expr(c.right, ref, names)})"
-    if not _divides(c.left) and not _divides(c.right):
+    if not expression_divides(c.left) and not expression_divides(c.right):
         return body
     vs = sorted(c.variables)
     fn = f"C{names.n_helpers}"
@@ -536,19 +536,6 @@ def _cond_source(c: Comparison, ref: dict[str, str], names: _Names) -> str:
 
 
 def _expr(e, ref: dict[str, str], names: _Names) -> str:
-    if isinstance(e, Attr):
-        return f"{names.attr(e.name)}[{ref[e.var]}]"
-    if isinstance(e, Const):
-        return repr(float(e.value))
-    if isinstance(e, Neg):
-        return f"(-{_expr(e.operand, ref, names)})"
-    assert isinstance(e, BinOp)
-    return f"({_expr(e.left, ref, names)} {e.op} {_expr(e.right, ref, names)})"
+    return expression_source(e, lambda a: f"{names.attr(a.name)}[{ref[a.var]}]")
 
 
-def _divides(e) -> bool:
-    if isinstance(e, BinOp):
-        return e.op == "/" or _divides(e.left) or _divides(e.right)
-    if isinstance(e, Neg):
-        return _divides(e.operand)
-    return False

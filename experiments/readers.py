@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import csv
 import math
-from calendar import timegm
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -37,6 +36,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from cep.columnar import decode_nasdaq_row
 from cep.errors import StreamError
 from cep.events import Event, EventStream
 
@@ -71,15 +71,6 @@ class ReadReport:
 # ---------------------------------------------------------------------------------------------
 # NASDAQ minute text
 # ---------------------------------------------------------------------------------------------
-def _parse_minute(s: str) -> float:
-    if len(s) != 12 or not s.isdigit():
-        raise ValueError("expected YYYYMMDDhhmm")
-    y, mo, d, h, mi = int(s[:4]), int(s[4:6]), int(s[6:8]), int(s[8:10]), int(s[10:12])
-    if not (1 <= mo <= 12 and 1 <= d <= 31 and h < 24 and mi < 60):
-        raise ValueError("expected YYYYMMDDhhmm")
-    return float(timegm((y, mo, d, h, mi, 0, 0, 0, 0)))
-
-
 def read_nasdaq_text(
     path: str | Path,
     *,
@@ -131,25 +122,8 @@ def read_nasdaq_text(
 
 
 def _nasdaq_row(row: Sequence[str]) -> Event:
-    if len(row) != 7:
-        raise ValueError(f"expected 7 fields (ticker,YYYYMMDDhhmm,open,high,low,close,volume), found {len(row)}")
-    ticker = row[0].strip()
-    if not ticker:
-        raise ValueError("field ticker: empty")
-    try:
-        ts = _parse_minute(row[1].strip())
-    except ValueError:
-        raise ValueError(f"field timestamp: {row[1]!r} is not YYYYMMDDhhmm") from None
-    attrs = {}
-    for name, text in zip(NASDAQ_FIELDS[2:], row[2:]):
-        try:
-            v = float(text)
-        except ValueError:
-            raise ValueError(f"field {name}: {text!r} is not a number") from None
-        if not math.isfinite(v):
-            raise ValueError(f"field {name}: {text!r} is not a finite number")
-        attrs[name] = v
-    return Event(ticker, ts, attrs)
+    ticker, ts, values = decode_nasdaq_row(row)
+    return Event(ticker, ts, dict(zip(NASDAQ_FIELDS[2:], values)))
 
 
 # ---------------------------------------------------------------------------------------------
