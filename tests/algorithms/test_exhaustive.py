@@ -90,7 +90,7 @@ def test_each_heuristic_follows_its_own_rule(case, alpha, seed):
     any plan satisfies): TRIVIAL keeps the declared order; EFREQ sorts by expected events per window;
     GREEDY adds at every step a variable whose addition costs least; II-RANDOM and II-GREEDY end in
     a local minimum of swaps and 3-cycles, II-GREEDY no costlier than GREEDY; ZSTREAM-ORD's leaves
-    are GREEDY's order and its tree is ZSTREAM's best over that leaf order."""
+    are a greedy order and its tree is ZSTREAM's best over that leaf order."""
     sp, stats = case
     model = ClauseCostModel(sp, stats, alpha=alpha)
     plan = {name: get_planner(name, seed=seed).plan_model(model).plan for name in ORDER_HEURISTICS + TREE_HEURISTICS}
@@ -98,17 +98,22 @@ def test_each_heuristic_follows_its_own_rule(case, alpha, seed):
     counts = [windowed_count(model, v) for v in plan["EFREQ"].order]
     assert counts == sorted(counts)
     greedy = plan["GREEDY"].order
-    for k in range(len(greedy)):
-        bound = set(greedy[:k])
-        costs = {v: log_cost_of_prefix_step(model, bound, v) for v in sp.positive if v not in bound}
-        assert not_below(min(costs.values()), costs[greedy[k]]), (k, greedy, costs)
+    assert_greedy(model, sp, greedy)
     for name in ("II-RANDOM", "II-GREEDY"):
         mine = log_cost(model, plan[name])
         assert all(not_below(log_cost(model, OrderPlan(o)), mine) for o in swaps_and_cycles(plan[name].order)), name
     assert not_below(log_cost(model, OrderPlan(greedy)), log_cost(model, plan["II-GREEDY"]))
     zord = plan["ZSTREAM-ORD"]
-    assert zord.leaves() == greedy
-    assert same(log_cost(model, zord), min(log_cost(model, TreePlan(t)) for t in all_sequence_trees(greedy)))
+    assert_greedy(model, sp, zord.leaves())  # a greedy order (ties may break otherwise than GREEDY's)
+    assert same(log_cost(model, zord), min(log_cost(model, TreePlan(t)) for t in all_sequence_trees(zord.leaves())))
+
+
+def assert_greedy(model, sp, order) -> None:
+    """Every step of ``order`` adds a variable whose addition costs least."""
+    for k in range(len(order)):
+        bound = set(order[:k])
+        costs = {v: log_cost_of_prefix_step(model, bound, v) for v in sp.positive if v not in bound}
+        assert not_below(min(costs.values()), costs[order[k]]), (k, order, costs)
 
 
 def log_cost_of_prefix_step(model, bound: set[str], v: str) -> float:
