@@ -9,7 +9,9 @@ from cep.dnf import KLEENE, NEGATED, POSITIVE, SimplePattern, Variable, to_dnf
 from cep.errors import (
     CEPError,
     ConfigError,
+    EvaluationLimitError,
     PartialMatchLimitError,
+    WorkLimitError,
     PatternError,
     PatternSyntaxError,
     PlanError,

@@ -39,5 +39,13 @@ class ConfigError(CEPError):
     """A configuration value that names something that does not exist."""
 
 
-class PartialMatchLimitError(CEPError):
+class EvaluationLimitError(CEPError):
+    """An evaluation stopped at one of its configured caps (a result to record, not a crash)."""
+
+
+class PartialMatchLimitError(EvaluationLimitError):
     """An evaluation crossed its configured cap on live partial matches."""
+
+
+class WorkLimitError(EvaluationLimitError):
+    """An evaluation crossed its configured cap on candidate combinations examined by its joins."""

@@ -18,6 +18,9 @@ lookups.  In the generated code
     while the lists are trimmed lazily).  Under strict contiguity a match spans at most as many
     stream positions as it has events, so the frontier also moves past every index more than that
     many positions back (``CSPAN``);
+  * ``work`` counts the candidate combinations the joins examine (the entries of every sibling list
+    a join scans), so that a run whose joins examine too many stops at a cap, as one that stores
+    too many partial matches does;
   * a full match of clause ``k`` is appended to ``B`` as ``(k, slots)`` (slots in the clause's
     positive-variable order), or, when the clause has negated variables, parked in ``PDk`` until its
     release point (:mod:`cep.semantics`, "Release").
@@ -180,7 +183,7 @@ def compile_program(plans: list[JoinPlan], *, kind: str, meter: bool = False) ->
     src("bisect_right = rt.bisect_right")
     src("cap = rt.cap; SPAN = rt.span_limit; W = rt.window_size; CSPAN = rt.position_span")
     src("live = rt.live; buf = rt.buf; peak = rt.peak; peakb = rt.peakb; peaks = rt.peaks; tot = rt.tot")
-    src("fp = rt.fp; npend = rt.npend; relT = rt.relT; j = 0; t0 = 0.0")
+    src("fp = rt.fp; npend = rt.npend; relT = rt.relT; j = 0; t0 = 0.0; work = rt.work; wcap = rt.work_cap; rt_work = rt.work_exceeded")
     for h in names.helpers:
         for line in h.splitlines():
             src(line)
@@ -209,6 +212,8 @@ def compile_program(plans: list[JoinPlan], *, kind: str, meter: bool = False) ->
     src("    peak = live")
     src("    if live > cap:")
     src("        rt_cap(live)")
+    src("if work > wcap:")
+    src("    rt_work(work)")
     src("if buf > peakb:")
     src("    peakb = buf")
     src("if live + buf > peaks:")
@@ -225,7 +230,7 @@ def compile_program(plans: list[JoinPlan], *, kind: str, meter: bool = False) ->
     src("    rt_trim(j, fp)")
     src.dedent()
     src("rt.live = live; rt.buf = buf; rt.peak = peak; rt.peakb = peakb; rt.peaks = peaks; rt.tot = tot")
-    src("rt.fp = fp; rt.npend = npend; rt.relT = relT")
+    src("rt.fp = fp; rt.npend = npend; rt.relT = relT; rt.work = work")
     if meter:
         src("rt.peakbytes = peakbytes")
 
@@ -502,7 +507,7 @@ class _ClauseGen:
         body = _Src()
         body(f"def {fn}(m0, {', '.join(self.x(v) for v in node.vars)}):")
         body.indent()
-        body("nonlocal live, buf, npend, relT" + (", nbytes" if self.names.meter else ""))
+        body("nonlocal live, buf, npend, relT, work" + (", nbytes" if self.names.meter else ""))
         self.path_up(body, node, "m0", nesting=0)
         self.names.helpers.append(body.text())
         return fn
@@ -534,6 +539,7 @@ class _ClauseGen:
         node = child.parent
         sib = child.sibling()
         ms = f"ms{level}"
+        src(f"work += len({self.list_name(sib)})")
         if sib.is_leaf:
             sv = sib.var
             xs = self.x(sv)

@@ -15,7 +15,7 @@ Metrics (JQPG Section 6.2):
   * ``decode_s``: time to turn the input into columns (calling a loader, decoding a file,
     converting event objects), timed apart from detection;
   * ``elapsed_s``: detection time, from the columns to the last reported match (discarding the
-    events of other types included);
+    events of other types included); ``work``: the candidate combinations the joins examined;
   * ``throughput_eps``: ``events / elapsed_s``, over the whole stream;
   * ``peak_partial_matches``: the largest number of live partial matches (instances of two or more
     events, and Kleene subsets) after any event; ``peak_buffered_events``: the same for the events
@@ -33,7 +33,9 @@ Metrics (JQPG Section 6.2):
 
 A run stops with :class:`cep.PartialMatchLimitError` as soon as the live partial matches exceed
 ``max_partial_matches`` (default :data:`DEFAULT_MAX_PARTIAL_MATCHES`; ``None``: no cap), instead of
-exhausting memory.  ``result.program.source`` is the generated hot loop (:mod:`evaluators.codegen`).
+exhausting memory, and with :class:`cep.WorkLimitError` once its joins have examined more than
+``max_work`` candidate combinations (default ``None``: no cap) -- a deterministic bound on the run's
+work, where a plan keeps few partial matches but scans large ones many times.  ``result.program.source`` is the generated hot loop (:mod:`evaluators.codegen`).
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ METRIC_NAMES = (
     "throughput_eps",
     "elapsed_s",
     "decode_s",
+    "work",
     "peak_partial_matches",
     "mean_partial_matches",
     "peak_buffered_events",
@@ -119,6 +122,7 @@ def evaluate(
     *,
     evaluator: str = "auto",
     max_partial_matches: int | None = DEFAULT_MAX_PARTIAL_MATCHES,
+    max_work: int | None = None,
     measure_memory: bool = True,
     collect_matches: bool = True,
 ) -> EvaluationResult:
@@ -128,6 +132,7 @@ def evaluate(
         program,
         events,
         max_partial_matches=max_partial_matches,
+        max_work=max_work,
         measure_memory=measure_memory,
         collect_matches=collect_matches,
     )
@@ -138,16 +143,18 @@ def run_program(
     events: Events,
     *,
     max_partial_matches: int | None = DEFAULT_MAX_PARTIAL_MATCHES,
+    max_work: int | None = None,
     measure_memory: bool = True,
     collect_matches: bool = True,
 ) -> EvaluationResult:
     cap = float("inf") if max_partial_matches is None else max_partial_matches
+    wcap = float("inf") if max_work is None else max_work
     t_decode = time.perf_counter()
     cols = _as_columns(events() if callable(events) else events)
     decode_s = time.perf_counter() - t_decode
     with _no_cyclic_gc():
         t_start = time.perf_counter()
-        rt = Runtime(program, prepare(program, cols), cap=cap, collect_matches=collect_matches)
+        rt = Runtime(program, prepare(program, cols), cap=cap, collect_matches=collect_matches, work_cap=wcap)
         rt.run()
         elapsed = time.perf_counter() - t_start
     peak_bytes = _state_bytes(program, cols, cap) if measure_memory else None
@@ -158,6 +165,7 @@ def run_program(
         "throughput_eps": len(cols) / elapsed if elapsed > 0 else float("inf"),
         "elapsed_s": elapsed,
         "decode_s": decode_s,
+        "work": rt.work,
         "peak_partial_matches": rt.peak,
         "mean_partial_matches": rt.tot / rt.n if rt.n else 0.0,
         "peak_buffered_events": rt.peakb,

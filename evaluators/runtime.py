@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cep.columnar import EventColumns
-from cep.errors import PartialMatchLimitError
+from cep.errors import PartialMatchLimitError, WorkLimitError
 from cep.matches import Match
 from cep.pattern import Strategy, WindowKind
 
@@ -96,7 +96,8 @@ def _attribute_types(program: Program) -> dict[str, set[str]]:
 class Runtime:
     """State of one evaluation run; the generated loop reads its lists and calls its methods."""
 
-    def __init__(self, program: Program, data: Prepared, *, cap: float, collect_matches: bool, record_latency: bool = True) -> None:
+    def __init__(self, program: Program, data: Prepared, *, cap: float, collect_matches: bool, record_latency: bool = True,
+                 work_cap: float = float("inf")) -> None:
         self.program = program
         self.T, self.TS, self.P, self.columns = data.T, data.TS, data.P, data.columns
         self.PA, self.PP = data.PA, data.PP
@@ -115,6 +116,8 @@ class Runtime:
         self.window_size = program.span_limit
         self.position_span = program.position_span
         self.cap = cap
+        self.work_cap = work_cap
+        self.work = 0  # candidate combinations examined by the joins
         self.live = 0  # live partial matches
         self.buf = 0  # live buffered events
         self.peak = 0  # peak of live partial matches
@@ -203,6 +206,12 @@ class Runtime:
                 k = bisect.bisect_left(nb, k0)
                 if k:
                     del nb[:k]
+
+    def work_exceeded(self, work: int) -> None:
+        raise WorkLimitError(
+            f"{self.program.kind} evaluator: its joins examined {work} candidate combinations, past the cap of {self.work_cap:.0f}; "
+            "raise it with max_work= (command line: --max-work) or shrink the window"
+        )
 
     def cap_exceeded(self, live: int) -> None:
         raise PartialMatchLimitError(

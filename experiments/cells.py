@@ -13,8 +13,8 @@ latency; ``throughput_spread`` is the largest run's throughput over the smallest
 variation) and, with ``measure_memory``, once more to meter the bytes of its state.
 
 Keys starting with ``_`` (such as ``_code_version``) are metadata and do not enter the cell id.
-A cell whose evaluation crosses the partial-match cap is a result: rows with ``status``
-``capped: ...`` and what it could measure.  Any other exception propagates (the runner records it
+A cell whose evaluation crosses the partial-match cap or the work cap is a result: rows with
+``status`` ``capped: ...`` and what it could measure.  Any other exception propagates (the runner records it
 as a failure, and the next run retries the cell).
 """
 
@@ -25,7 +25,7 @@ import statistics as pystats
 from dataclasses import replace
 from typing import Mapping
 
-from cep.errors import PartialMatchLimitError
+from cep.errors import EvaluationLimitError
 from cep.parser import parse_pattern
 from cep.pattern import Strategy
 from cep.statistics import Statistics
@@ -123,8 +123,8 @@ def _evaluate_rows(spec: Mapping, pattern, plan, plan_text: str, kind: str) -> l
     try:
         for i in range(repeats):
             meter = i == 0 and bool(spec.get("measure_memory"))
-            runs.append(run_program(program, cols, max_partial_matches=cap, measure_memory=meter, collect_matches=False).metrics)
-    except PartialMatchLimitError as e:
+            runs.append(run_program(program, cols, max_partial_matches=cap, max_work=spec.get("max_work"), measure_memory=meter, collect_matches=False).metrics)
+    except EvaluationLimitError as e:
         status = f"capped: {e}"
         return [
             _row(spec, "events", len(cols), status=status, plan=plan_text, kind=kind),
@@ -141,5 +141,5 @@ def _evaluate_rows(spec: Mapping, pattern, plan, plan_text: str, kind: str) -> l
 
 
 #: metrics of an evaluation that every run gives alike, and those measured (medians over runs)
-DETERMINISTIC_RUN_METRICS = ("events", "matches", "peak_partial_matches", "mean_partial_matches", "peak_buffered_events", "peak_state")
+DETERMINISTIC_RUN_METRICS = ("events", "matches", "work", "peak_partial_matches", "mean_partial_matches", "peak_buffered_events", "peak_state")
 MEASURED_RUN_METRICS = ("throughput_eps", "elapsed_s", "latency_ms_mean", "latency_ms_p95")

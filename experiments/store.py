@@ -63,6 +63,7 @@ METRICS = (
     "throughput_eps",
     "throughput_spread",
     "elapsed_s",
+    "work",
     "peak_partial_matches",
     "mean_partial_matches",
     "peak_buffered_events",

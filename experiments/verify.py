@@ -22,6 +22,7 @@ DETERMINISTIC = (
     "plan_cost_tree",
     "events",
     "matches",
+    "work",
     "peak_partial_matches",
     "mean_partial_matches",
     "peak_buffered_events",

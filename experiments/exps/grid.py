@@ -173,6 +173,7 @@ def build_specs(cfg: DictConfig, dcfg: dict, spark=None) -> tuple[list[dict], di
                             "evaluator": evaluator_for(exp, planner_kind(planner)),
                             "measure_memory": bool(exp.get("measure_memory", False)),
                             "max_partial_matches": int(scale.max_partial_matches),
+                            "max_work": int(scale.max_work) if scale.get("max_work") else None,
                             "repeats": int(exp.get("repeats") or scale.repeats),
                             "_code_version": code,
                         }

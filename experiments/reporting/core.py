@@ -68,20 +68,6 @@ def load_meta(exp_dir: Path) -> dict:
     return json.loads(p.read_text()) if p.exists() else {}
 
 
-def graded(values: Iterable[float], strong: float, weak: float = 1.0, higher: bool = True) -> str:
-    """HOLDS if every value reaches ``strong``; PARTLY if most are past ``weak``; else FAILS
-    (with ``higher=False`` the values must stay below the thresholds instead)."""
-    vals = [v for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
-    if not vals:
-        return UNCHECKED
-    past = (lambda v, t: v >= t) if higher else (lambda v, t: v <= t)
-    if all(past(v, strong) for v in vals):
-        return HOLDS
-    if sum(past(v, weak) for v in vals) > len(vals) / 2:
-        return PARTLY
-    return FAILS
-
-
 def flag(ok: bool | None) -> str:
     return UNCHECKED if ok is None else (HOLDS if ok else FAILS)
 

@@ -97,19 +97,48 @@ def _line_panel(ax, w: pd.DataFrame, metric: str, x: str, planners: list[str]) -
     ax.set_yscale("log")
 
 
+def _ratio_panel(ax, w: pd.DataFrame, metric: str, baseline: str, x_order: list, planners: list[str], labels: dict) -> None:
+    """Per pattern set and planner: the per-pattern ratio of the planner's metric to the baseline
+    planner's on the same pattern, geometric mean and 95% CI (log axis; 1 = the baseline)."""
+    present = [p for p in planners if p != baseline and (w["algorithm"] == p).any()]
+    width = 0.8 / max(1, len(present))
+    for k, planner in enumerate(present):
+        xs, means, lows, highs = [], [], [], []
+        for i, cat in enumerate(x_order):
+            gm, lo, hi, n = log_ci(paired_ratios(w[w["workload"] == cat], metric, planner, baseline).tolist())
+            if n:
+                xs.append(i - 0.4 + width * (k + 0.5))
+                means.append(gm)
+                lows.append(gm - lo)
+                highs.append(hi - gm)
+        if xs:
+            st = style(planner)
+            ax.errorbar(xs, means, yerr=[lows, highs], fmt=st.marker, color=st.color, label=planner, capsize=2, markersize=5, linewidth=1)
+    ax.axhline(1.0, color=style(baseline).color, linewidth=1, linestyle="--", label=f"{baseline} (= 1)")
+    ax.set_xticks(range(len(x_order)))
+    ax.set_xticklabels([labels.get(c, str(c)) for c in x_order])
+    ax.set_yscale("log")
+
+
 def _grid_figure(w: pd.DataFrame, metric: str, title: str, out: Path, name: str) -> list[Path]:
-    """Figures 3 and 4: per dataset, order-based and tree-based planners per pattern set."""
+    """Figures 3 and 4: per dataset, order-based and tree-based planners per pattern set -- the
+    measurement itself, and per pattern relative to the native planner (EFREQ, ZSTREAM)."""
     plt = pyplot()
     datasets = sorted(w["dataset"].unique())
-    fig, axes = plt.subplots(len(datasets), 2, figsize=(13, 3.4 * len(datasets)), squeeze=False)
+    fig, axes = plt.subplots(2 * len(datasets), 2, figsize=(13, 3.3 * 2 * len(datasets)), squeeze=False)
+    label = metric_style(metric)
     for i, ds in enumerate(datasets):
         d = w[w["dataset"] == ds]
         sets = order_names(d["workload"].unique(), SET_ORDER)
-        for j, (kind, planners) in enumerate((("order", ORDER_PLANNERS), ("tree", TREE_PLANNERS))):
-            ax = axes[i][j]
+        for j, (kind, planners, baseline) in enumerate((("order", ORDER_PLANNERS, "EFREQ"), ("tree", TREE_PLANNERS, "ZSTREAM"))):
+            ax = axes[2 * i][j]
             _dot_panel(ax, d[d["kind"] == kind], metric, "workload", sets, planners, SET_LABEL)
             ax.set_title(f"{ds}: ({'a' if kind == 'order' else 'b'}) {kind}-based plans")
-            finish_axes(ax, xlabel="pattern set", ylabel=metric_style(metric).axis())
+            finish_axes(ax, xlabel="pattern set", ylabel=label.axis())
+            ax = axes[2 * i + 1][j]
+            _ratio_panel(ax, d[d["kind"] == kind], metric, baseline, sets, planners, SET_LABEL)
+            ax.set_title(f"{ds}: {kind}-based plans relative to {baseline}, per pattern")
+            finish_axes(ax, xlabel="pattern set", ylabel=f"{label.label} / {baseline}'s (x)")
     fig.suptitle(title)
     fig.tight_layout()
     return save_figure(fig, out, name)

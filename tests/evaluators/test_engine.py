@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from cep import (
+    WorkLimitError,
     ConfigError,
     Event,
     EventStream,
@@ -227,3 +228,15 @@ def test_opencep_reference_cases_give_opencep_match_counts(medium_x10, structure
     for plan, evaluator in ((PatternPlan((TreePlan(tree),)), "tree"), (PatternPlan((OrderPlan(tuple(variables)),)), "nfa")):
         r = evaluate(p, plan, load, evaluator=evaluator, measure_memory=False)
         assert r.metrics["matches"] == count and r.metrics["events"] == 16520
+
+
+def test_work_counts_the_candidates_joins_examine_and_its_cap_stops_a_run():
+    """AND(A a, B b) with a condition that never holds keeps no partial match, yet every event
+    scans the other type's buffer: alternating A, B (300 each) examines 300 * 300 candidates."""
+    s = EventStream([Event(t, float(i), {"x": float(i)}) for i in range(300) for t in "AB"])
+    p = parse_pattern("PATTERN AND(A a, B b) WHERE a.x = b.x + 1000 WITHIN 1 hour")
+    plan = PatternPlan((TreePlan(("a", "b")),))
+    m = evaluate(p, plan, s, measure_memory=False).metrics
+    assert m["work"] == 300 * 300 and m["matches"] == 0 and m["peak_partial_matches"] == 0
+    with pytest.raises(WorkLimitError, match="examined 40[0-9]* candidate combinations, past the cap of 40000"):
+        evaluate(p, plan, s, max_work=40_000, measure_memory=False)
