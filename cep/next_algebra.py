@@ -385,6 +385,15 @@ def _kind_text(kind: str, c: Comparison) -> str:
 
 def _place(c: Comparison, kind: str, a: Analysis, item_vars: dict[Path, set[str]]) -> None:
     vs = set(c.variables)
+    iter_vars = {e.child.var for e in a.nodes.values() if isinstance(e, Iteration)}
+    if vs & iter_vars:
+        if len(vs) > 1 or kind != "skip":
+            raise PatternError(
+                f"{_kind_text(kind, c)} mentions iteration variable {sorted(vs & iter_vars)[0]!r}: only one-variable "
+                "FILTER(...) conditions may apply to the elements of an iteration"
+            )
+        a.filters.setdefault(a.var_path[next(iter(vs))], []).append(c)
+        return
     # an exception's lambda: it mentions variables of the exception's operand F
     for path, e in a.nodes.items():
         if isinstance(e, Except):
@@ -405,15 +414,6 @@ def _place(c: Comparison, kind: str, a: Analysis, item_vars: dict[Path, set[str]
     if low is None:
         raise PatternError(f"{_kind_text(kind, c)} relates variables that no detected event binds together")
     node = a.nodes[low]
-    iter_vars = {e.child.var for e in a.nodes.values() if isinstance(e, Iteration)}
-    if vs & iter_vars:
-        if len(vs) > 1 or kind != "skip":
-            raise PatternError(
-                f"{_kind_text(kind, c)} mentions iteration variable {sorted(vs & iter_vars)[0]!r}: only one-variable "
-                "FILTER(...) conditions may apply to the elements of an iteration"
-            )
-        a.filters.setdefault(a.var_path[next(iter(vs))], []).append(c)
-        return
     if isinstance(node, Union):
         raise PatternError(f"{_kind_text(kind, c)} relates two operands of one union (|): no detected event binds both")
     if len(vs) == 1 and kind == "skip":

@@ -125,7 +125,7 @@ def _clauses(a: nx.Analysis, path: tuple) -> list[list]:
                     ]
                     items.append(("not", y, cs))
                 if gap is not None:
-                    items.extend(_gap_nots(a, gap, q))
+                    items.extend(_gap_nots(a, gap, q, bound))
             chain_conds = []
             if chain is not None:
                 chain_conds = [c for c, _, _ in chain.skip + chain.fail]
@@ -136,7 +136,7 @@ def _clauses(a: nx.Analysis, path: tuple) -> list[list]:
     return out
 
 
-def _gap_nots(a: nx.Analysis, gap: tuple, q: int) -> list:
+def _gap_nots(a: nx.Analysis, gap: tuple, q: int, bound: set[str]) -> list:
     f_path = gap + (1,)
     lam: list[Comparison] = list(a.lam.get(gap, ()))
     items = []
@@ -144,6 +144,7 @@ def _gap_nots(a: nx.Analysis, gap: tuple, q: int) -> list:
         ref = a.nodes[s]
         y = nx.Source(ref.type, f"x{q}_{ref.var}")
         cs = [c.rename({ref.var: y.var}) for c in a.filters.get(s, ())]
-        cs += [c.rename({ref.var: y.var}) for c in lam if ref.var in c.variables]
+        # a lambda that mentions a variable this clause does not bind holds vacuously
+        cs += [c.rename({ref.var: y.var}) for c in lam if ref.var in c.variables and c.variables - {ref.var} <= bound]
         items.append(("not", y, cs))
     return items
