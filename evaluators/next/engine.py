@@ -22,11 +22,13 @@ apart (``dispatch_cpu_s``).  This is what NEXT's CPU capacity model consumes
 
 from __future__ import annotations
 
+import gc
 import heapq
 import math
+import pickle
 import statistics
 import time
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -81,6 +83,7 @@ class Operator:
 
     kind = "operator"
     n_inputs = 1
+    eager = False  # stateless per item: run as soon as items arrive, ``step(t, edge, items)``
 
     def __init__(self, node: nx.OpNode, order: tuple[str, ...], key: tuple) -> None:
         self.node = node
@@ -88,6 +91,7 @@ class Operator:
         self.key = key
         self.window = node.window
         self.parents: list[tuple["Operator", int]] = []
+        self.sinks: list["QueryResult"] = []
         self.inputs: list["Operator"] = []
         self.topo = -1
         self.cpu_ns = 0
@@ -105,30 +109,33 @@ class Operator:
 
 class FilterOp(Operator):
     kind = nx.FILTER
+    eager = True
 
     def __init__(self, node, order, key):
         super().__init__(node, order, key)
         self.check = _compile(node.filters, order)
 
-    def step(self, t, inputs):
+    def step(self, t, edge, items):
         check = self.check
-        return [it for it in inputs[0] if check(it[1])]
+        return [it for it in items if check(it[1])]
 
 
 class UnionOp(Operator):
     kind = nx.UNION
     n_inputs = 2
+    eager = True
 
     def __init__(self, node, order, key, widths: tuple[int, int]):
         super().__init__(node, order, key)
         self.pad_right = (None,) * widths[1]
         self.pad_left = (None,) * widths[0]
 
-    def step(self, t, inputs):
-        pr, pl = self.pad_right, self.pad_left
-        out = [(it[0], it[1] + pr, it[2], it[3]) for it in inputs[0]]
-        out += [(it[0], pl + it[1], it[2], it[3]) for it in inputs[1]]
-        return out
+    def step(self, t, edge, items):
+        if edge == 0:
+            pr = self.pad_right
+            return [(it[0], it[1] + pr, it[2], it[3]) for it in items]
+        pl = self.pad_left
+        return [(it[0], pl + it[1], it[2], it[3]) for it in items]
 
 
 class NextOp(Operator):
@@ -182,17 +189,38 @@ class NextOp(Operator):
                 out.append((times, slots, failed, lg))
 
     def _resolve_general(self, right, out) -> None:
+        """Several right items (or skip predicates): each instance takes the first item in the
+        complete-history order that starts after it (and passes the skip predicates), with its ties."""
         ranked = sorted(right, key=lambda r: _key(r[0]))
         keys = [_key(r[0]) for r in ranked]
         keep, keep_ends = [], []
         skip = self.skip
+        if skip is None:
+            # in key order, the first item starting after an instance is where the running maximum
+            # of the start times first exceeds the instance's end
+            starts, m = [], NEG_INF
+            for r in ranked:
+                m = r[0][0] if r[0][0] > m else m
+                starts.append(m)
+            for l, lte in zip(self.waiting, self.ends):
+                i = bisect_right(starts, lte)
+                if i == len(ranked):
+                    keep.append(l)
+                    keep_ends.append(lte)
+                    continue
+                j = i + 1
+                while j < len(ranked) and keys[j] == keys[i]:
+                    j += 1
+                self._emit([l], ranked[i:j], out)
+            self.waiting, self.ends = keep, keep_ends
+            return
         for l, lte in zip(self.waiting, self.ends):
             best = None
             chosen = []
             for r, k in zip(ranked, keys):
                 if best is not None and k != best:
                     break
-                if r[0][0] > lte and (skip is None or skip(l[1] + r[1])):
+                if r[0][0] > lte and skip(l[1] + r[1]):
                     best = k
                     chosen.append(r)
             if chosen:
@@ -341,8 +369,9 @@ class RunResult:
     events: int
     stream_seconds: float
     elapsed_s: float
-    operator_cpu_s: float
-    dispatch_cpu_s: float
+    operator_cpu_s: float  # CPU of the operators' own steps (0 when not measured)
+    dispatch_cpu_s: float  # the rest: the engine handing items on (includes clock readings when measured)
+    total_cpu_s: float  # thread CPU of the whole run
 
     @property
     def detections(self) -> int:
@@ -356,7 +385,8 @@ class Engine:
     def __init__(self, patterns: Sequence[nx.NextPattern], *, share: bool = True, collect: bool = True) -> None:
         self.ops: list[Operator] = []
         self.by_key: dict[tuple, Operator] = {}
-        self.source_consumers: dict[str, list[tuple[Operator | QueryResult, int]]] = {}
+        self.source_consumers: dict[str, list[tuple[Operator, int]]] = {}
+        self.source_sinks: dict[str, list[QueryResult]] = {}
         self.share = share
         self.queries: list[QueryResult] = []
         self.op_queries: dict[int, set[int]] = {}
@@ -366,9 +396,9 @@ class Engine:
             op = self._build(root, qi)
             q = QueryResult(p.name or f"Q{qi + 1}", order, op, collect=collect)
             if op is None:  # a bare source
-                self.source_consumers.setdefault(root.expr.type, []).append((q, 0))
+                self.source_sinks.setdefault(root.expr.type, []).append(q)
             else:
-                op.parents.append((q, 0))
+                op.sinks.append(q)
             self.queries.append(q)
 
     def _build(self, node: nx.OpNode, qi: int) -> Operator | None:
@@ -420,31 +450,50 @@ class Engine:
             self._mark(c, qi)
 
     def run(self, stream: Sequence[Event], *, measure: bool = True) -> RunResult:
-        overhead = clock_overhead_ns() if measure else 0.0
+        overhead = int(clock_overhead_ns()) if measure else 0
+        clock = _clock
         ops = self.ops
         pending: dict[int, list[list]] = {}
         heap: list[int] = []
         timers: list[tuple[float, int, int, list]] = []  # (time, seq, op topo, items)
         seq = 0
-        consumers = self.source_consumers
         start_wall = time.perf_counter()
-        start_cpu = _clock()
-        op_cpu_total = 0
+        start_cpu = clock()
+        op_cpu = [0]
         n = len(stream)
         i = 0
+        heappush, heappop = heapq.heappush, heapq.heappop
 
-        def deliver(targets, items):
-            for target, edge in targets:
-                if isinstance(target, QueryResult):
-                    target.accept(items)
-                    continue
-                slot = pending.get(target.topo)
-                if slot is None:
-                    slot = [[] for _ in range(target.n_inputs)]
-                    pending[target.topo] = slot
-                    heapq.heappush(heap, target.topo)
-                slot[edge].extend(items)
+        def emit(op: Operator, t: float, out: list) -> None:
+            op.items_out += len(out)
+            for q in op.sinks:
+                q.accept(out)
+            for parent, edge in op.parents:
+                push(parent, edge, t, out)
 
+        def push(op: Operator, edge: int, t: float, items: list) -> None:
+            if op.eager:
+                op.items_in += len(items)
+                op.calls += 1
+                if measure:
+                    c0 = clock()
+                    out = op.step(t, edge, items)
+                    spent = clock() - c0 - overhead
+                    if spent > 0:
+                        op.cpu_ns += spent
+                        op_cpu[0] += spent
+                else:
+                    out = op.step(t, edge, items)
+                if out:
+                    emit(op, t, out)
+                return
+            slot = pending.get(op.topo)
+            if slot is None:
+                slot = pending[op.topo] = [[], []]
+                heappush(heap, op.topo)
+            slot[edge].extend(items)
+
+        consumers, source_sinks = self.source_consumers, self.source_sinks
         while i < n or timers:
             t_stream = stream[i].ts if i < n else math.inf
             t = min(t_stream, timers[0][0] if timers else math.inf)
@@ -457,35 +506,35 @@ class Engine:
                     j += 1
                 i = j
                 for typ, items in by_type.items():
-                    targets = consumers.get(typ)
-                    if targets:
-                        deliver(targets, items)
+                    for q in source_sinks.get(typ, ()):
+                        q.accept(items)
+                    for op, edge in consumers.get(typ, ()):
+                        push(op, edge, t, items)
             while timers and timers[0][0] == t:
-                _, _, topo, items = heapq.heappop(timers)
-                op = ops[topo]
-                op.items_out += len(items)
-                deliver(op.parents, items)
+                _, _, topo, items = heappop(timers)
+                emit(ops[topo], t, items)
             while heap:
-                topo = heapq.heappop(heap)
+                topo = heappop(heap)
                 op = ops[topo]
                 inputs = pending.pop(topo)
-                op.items_in += sum(len(x) for x in inputs)
+                op.items_in += len(inputs[0]) + len(inputs[1])
+                op.calls += 1
                 if measure:
-                    c0 = _clock()
+                    c0 = clock()
                     out = op.step(t, inputs)
-                    spent = _clock() - c0 - overhead
+                    spent = clock() - c0 - overhead
                     if spent > 0:
                         op.cpu_ns += spent
-                        op_cpu_total += spent
+                        op_cpu[0] += spent
                 else:
                     out = op.step(t, inputs)
-                op.calls += 1
-                for fire, item in op.later():
-                    heapq.heappush(timers, (fire, seq, topo, [item]))
-                    seq += 1
+                if op.kind is nx.TIME:
+                    for fire, item in op.later():
+                        heappush(timers, (fire, seq, topo, [item]))
+                        seq += 1
                 if out:
-                    op.items_out += len(out)
-                    deliver(op.parents, out)
+                    emit(op, t, out)
+        op_cpu_total = op_cpu[0]
         total_cpu = _clock() - start_cpu
         elapsed = time.perf_counter() - start_wall
         stats = [
@@ -496,15 +545,57 @@ class Engine:
             for op in ops
         ]
         span = stream[-1].ts - stream[0].ts if n > 1 else 0.0
-        return RunResult(self.queries, stats, n, span, elapsed, op_cpu_total / 1e9, max(0.0, (total_cpu - op_cpu_total) / 1e9))
+        return RunResult(self.queries, stats, n, span, elapsed, op_cpu_total / 1e9,
+                         max(0.0, (total_cpu - op_cpu_total) / 1e9), total_cpu / 1e9)
 
 
 def run_queries(patterns: Sequence[nx.NextPattern], stream: Sequence[Event], *, share: bool = True,
                 collect: bool = True, measure: bool = True) -> RunResult:
-    """Compile ``patterns`` (sharing equal operators when ``share``) and run them over ``stream``."""
-    return Engine(patterns, share=share, collect=collect).run(stream, measure=measure)
+    """Compile ``patterns`` (sharing equal operators when ``share``) and run them over ``stream``.
+
+    The cyclic garbage collector is paused during the run (the engine builds no reference cycles;
+    its periodic scans of the many live tuples would be charged to whichever operator triggered
+    them, as :mod:`evaluators.engine` found for the JQPG evaluators)."""
+    engine = Engine(patterns, share=share, collect=collect)
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        return engine.run(stream, measure=measure)
+    finally:
+        if was:
+            gc.enable()
 
 
 def detect(pattern: nx.NextPattern, stream: Sequence[Event]) -> list[Match]:
     """The composite events of one pattern, sorted (the engine's answer to the reference's)."""
     return sorted(run_queries([pattern], stream, measure=False).queries[0].matches)
+
+
+def network_cost(items: Sequence, repeats: int = 200) -> tuple[float, float]:
+    """Measured CPU seconds to send and to receive one event between nodes: pickling an item into
+    bytes, and unpickling it (the marshalling a NEXT operator's Output and Input processes do,
+    Fig. 8), per item, median over ``repeats`` passes over ``items``."""
+    assert items, "network_cost needs sample items"
+    overhead = clock_overhead_ns()
+    send, recv = [], []
+    for _ in range(repeats):
+        c0 = _clock()
+        blobs = [pickle.dumps(it, protocol=5) for it in items]
+        c1 = _clock()
+        for b in blobs:
+            pickle.loads(b)
+        c2 = _clock()
+        send.append((c1 - c0 - overhead) / len(items))
+        recv.append((c2 - c1 - overhead) / len(items))
+    return statistics.median(send) / 1e9, statistics.median(recv) / 1e9
+
+
+def sample_items(stream: Sequence[Event], sizes: Sequence[int] = (1, 2, 3, 4, 6)) -> list:
+    """Items of the sizes composite events have (``sizes`` consecutive events each), for
+    :func:`network_cost`."""
+    out = []
+    for k in sizes:
+        evs = tuple(stream[:k])
+        if len(evs) == k:
+            out.append((tuple(e.ts for e in evs), evs, False, NEG_INF))
+    return out
