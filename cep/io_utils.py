@@ -1,4 +1,8 @@
-"""Atomic file writes: a killed process leaves either the old file or the new one, never half of it."""
+"""Atomic file writes: a killed process leaves either the old file or the new one, never half of it.
+
+Files get the permissions an ordinary ``open(path, "w")`` would give (``0666`` less the umask), not
+the ``0600`` of the temporary file they are written through.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,15 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Iterator
+
+
+def _current_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_FILE_MODE = 0o666 & ~_current_umask()
 
 
 @contextmanager
@@ -20,6 +33,7 @@ def atomic_open(path: Path, mode: str = "w") -> Iterator[IO]:
             yield f
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, _FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -37,3 +51,13 @@ def atomic_write_text(path: Path, text: str) -> None:
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     with atomic_open(path, "wb") as f:
         f.write(data)
+
+
+def write_if_changed(path: Path, data: bytes) -> bool:
+    """Write ``data`` atomically unless ``path`` already holds exactly it; True if it was written
+    (an unchanged file keeps its bytes and its modification time)."""
+    path = Path(path)
+    if path.exists() and path.read_bytes() == data:
+        return False
+    atomic_write_bytes(path, data)
+    return True

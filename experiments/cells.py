@@ -9,31 +9,27 @@ A cell specification is a plain JSON-able dict (it travels to Spark executors an
     evaluator (null = plan only), measure_memory, max_partial_matches, repeats
 
 Keys starting with ``_`` (such as ``_code_version``) are metadata and do not enter the cell id.
-Failures are rows too: a cell whose evaluation crosses the partial-match cap, or whose planning
-fails, yields rows with ``status`` saying so and the value it could measure (or null).
+A cell whose evaluation crosses the partial-match cap is a result: rows with ``status``
+``capped: ...`` and what it could measure.  Any other exception propagates (the runner records it
+as a failure, and the next run retries the cell).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import statistics as pystats
 from dataclasses import replace
 from functools import lru_cache
 from typing import Mapping
 
-from cep.errors import CEPError, PartialMatchLimitError
+from cep.errors import PartialMatchLimitError
 from cep.events import EventStream
 from cep.parser import parse_pattern
 from cep.pattern import Strategy
 from cep.statistics import Statistics
+from experiments.store import cell_id
 
 OK = "ok"
-
-
-def cell_id(spec: Mapping) -> str:
-    core = {k: v for k, v in spec.items() if not k.startswith("_")}
-    return hashlib.sha1(json.dumps(core, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 @lru_cache(maxsize=8)
@@ -111,27 +107,14 @@ def _median(runs, key):
 
 
 def run_cell(spec: Mapping) -> list[dict]:
-    """Plan (and evaluate) one cell; returns its tidy rows (see :mod:`experiments.store`).
-
-    An unexpected exception does not stop the run: the cell becomes a row whose status names it
-    (the report lists failed cells)."""
-    try:
-        return _run_cell(spec)
-    except Exception as e:  # noqa: BLE001 - recorded as a failure row, never hidden
-        return [_row(spec, "plan_cost", None, status=f"error: {type(e).__name__}: {' '.join(str(e).split())[:300]}")]
-
-
-def _run_cell(spec: Mapping) -> list[dict]:
+    """Plan (and evaluate) one cell; returns its tidy rows (see :mod:`experiments.store`)."""
     from algorithms import plan_pattern
 
     pattern = cell_pattern(spec)
     stats = Statistics.from_dict(spec["stats"], source=f"cell {spec['pattern_id']}")
-    try:
-        planned = plan_pattern(
-            pattern, spec["algorithm"], stats, alpha=float(spec.get("alpha", 0.0)), seed=int(spec["seed"]), **(spec.get("params") or {})
-        )
-    except CEPError as e:
-        return [_row(spec, "plan_cost", None, status=f"plan failed: {e}")]
+    planned = plan_pattern(
+        pattern, spec["algorithm"], stats, alpha=float(spec.get("alpha", 0.0)), seed=int(spec["seed"]), **(spec.get("params") or {})
+    )
     plan_text, kind = str(planned.plan), planned.kind
     rows = [
         _row(spec, "plan_cost", planned.cost, plan=plan_text, kind=kind),
@@ -160,7 +143,7 @@ def _evaluate_rows(spec: Mapping, pattern, plan, plan_text: str, kind: str) -> l
         if spec.get("measure_memory"):
             mem = evaluate(pattern, plan, stream, evaluator=spec["evaluator"], max_partial_matches=cap, measure_memory=True, collect_matches=False).metrics
     except PartialMatchLimitError as e:
-        status = f"partial-match cap: {e}"
+        status = f"capped: {e}"
         return [
             _row(spec, "events", len(stream), status=status, plan=plan_text, kind=kind),
             _row(spec, "peak_partial_matches", cap, status=status, plan=plan_text, kind=kind),

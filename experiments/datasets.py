@@ -3,6 +3,12 @@
 The dataset config group is the one registry of dataset names: ``--dataset nasdaq`` on the command
 line and ``dataset=nasdaq`` in Hydra both mean ``configs/dataset/nasdaq.yaml``.  Anything that is not
 a dataset name is taken as a path to an events file.
+
+Which data an experiment runs on (:func:`experiment_datasets`) is chosen one way: by default the
+experiment's own ``exp.datasets``; ``dataset=<name>`` runs it on that dataset alone, and
+``dataset=<name> dataset.path=<file>`` on another file with that dataset's settings.  A dataset's
+``family`` (``nasdaq`` or ``traffic``) names the per-family settings of the scale (window, type
+pool, replay) that apply to it.
 """
 
 from __future__ import annotations
@@ -31,6 +37,39 @@ def dataset_config(name: str) -> Mapping:
     if not path.exists():
         raise ConfigError(f"unknown dataset {name!r}; known: {', '.join(dataset_names())} (or give a path)")
     return OmegaConf.to_container(OmegaConf.load(path), resolve=True)
+
+
+def dataset_family(d: Mapping) -> str:
+    """The settings family of a dataset config (its own name when it names none)."""
+    return str(d.get("family") or d["name"])
+
+
+def require_events_file(d: Mapping) -> Path:
+    """The events file of a dataset config; a one-line ConfigError naming the dataset, the path and
+    how to change it when the file is missing."""
+    path = resolve_path(d["path"])
+    if not path.is_file():
+        hint = (
+            "set CEP_DATA to the folder that holds nasdaq/ and traffic/, or point dataset.path=<file> at a copy"
+            if (DATASET_DIR / f"{d['name']}.yaml").exists() and "CEP_DATA" in (DATASET_DIR / f"{d['name']}.yaml").read_text()
+            else "check dataset.path"
+        )
+        raise ConfigError(f"dataset {d['name']!r}: no events file at {path} ({hint})")
+    return path
+
+
+def experiment_datasets(cfg) -> list[dict]:
+    """The datasets an experiment runs on, each a dataset config (name, family, path, format), with
+    its events file checked: ``dataset=<name>`` (and ``dataset.path``) when given, else ``exp.datasets``."""
+    if cfg.get("dataset") is not None:
+        chosen = [OmegaConf.to_container(cfg.dataset, resolve=True)]
+    else:
+        chosen = [dict(dataset_config(n)) for n in (cfg.exp.get("datasets") or [])]
+    if not chosen:
+        raise ConfigError(f"experiment {cfg.exp.name!r} names no dataset; choose one with dataset=<name> ({', '.join(dataset_names())})")
+    for d in chosen:
+        require_events_file(d)
+    return chosen
 
 
 def resolve_path(path: str | os.PathLike) -> Path:

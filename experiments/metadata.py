@@ -50,6 +50,20 @@ def machine() -> dict:
     }
 
 
+def file_facts(dcfg) -> dict:
+    """What data ran: the dataset's name, its file, the file's size and SHA-256."""
+    import hashlib
+
+    from experiments.datasets import resolve_path
+
+    path = resolve_path(dcfg["path"])
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return {"dataset": dcfg["name"], "path": str(path), "bytes": path.stat().st_size, "sha256": h.hexdigest()}
+
+
 def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 

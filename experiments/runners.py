@@ -15,7 +15,10 @@ A runner maps a picklable, importable function over cell specifications and yiel
 from __future__ import annotations
 
 import os
+import traceback
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from functools import partial
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from cep.errors import ConfigError
@@ -113,16 +116,46 @@ def make_runner(cfg: Mapping, spark=None):
     raise ConfigError(f"unknown runner {name!r}; known: spark, joblib, serial")
 
 
-def run_cells(runner, fn: CellFn, specs: Iterable[Mapping], on_result: Callable[[Mapping, object], None], *, progress: bool = True, desc: str = "cells") -> int:
-    """Run ``specs`` on ``runner``, calling ``on_result`` as each finishes; a tqdm bar shows cells
-    done, total and time left.  Returns the number of cells run."""
+def guarded(fn: CellFn, spec: Mapping) -> dict:
+    """Run one cell where it is scheduled: ``{"rows": ...}``, or ``{"error": traceback}`` when it
+    raises (so that a failing cell neither stops the run nor is stored as finished)."""
+    try:
+        return {"rows": fn(spec)}
+    except Exception:  # noqa: BLE001 - kept whole in the failure log, never hidden
+        return {"error": traceback.format_exc()}
+
+
+@dataclass
+class RunSummary:
+    run: int
+    failed: int
+
+
+def run_cells(
+    runner,
+    fn: CellFn,
+    specs: Iterable[Mapping],
+    on_result: Callable[[Mapping, object], None],
+    on_failure: Callable[[Mapping, str], None],
+    *,
+    progress: bool = True,
+    desc: str = "cells",
+) -> RunSummary:
+    """Run ``specs`` on ``runner``; as each finishes call ``on_result(spec, rows)``, or
+    ``on_failure(spec, traceback)`` if it raised.  A tqdm bar shows cells done, failed, total and
+    time left."""
     from tqdm import tqdm
 
     specs = list(specs)
-    n = 0
+    run = failed = 0
     with tqdm(total=len(specs), desc=desc, unit="cell", disable=not progress, dynamic_ncols=True) as bar:
-        for spec, result in runner.map(fn, specs):
-            on_result(spec, result)
-            n += 1
+        for spec, outcome in runner.map(partial(guarded, fn), specs):
+            if "error" in outcome:
+                failed += 1
+                on_failure(spec, outcome["error"])
+                bar.set_postfix(failed=failed)
+            else:
+                on_result(spec, outcome["rows"])
+            run += 1
             bar.update(1)
-    return n
+    return RunSummary(run, failed)

@@ -5,6 +5,8 @@ Layout of ``<results_dir>/<experiment>/``:
     that order and of those types (DESIGN.md "Results");
   * ``cells.jsonl``: the specification of every finished cell (what ``verify`` re-runs), one JSON
     object per line, keyed by ``cell_id``;
+  * ``failures/<cell_id>.log``: the full traceback of every cell that raised in the latest run that
+    tried it; such a cell is not done (a rerun retries it) and its log goes once it succeeds;
   * ``parts/``: while a run is going, one ``<cell_id>.parquet`` and ``<cell_id>.json`` per finished
     cell, each written to a temporary file and renamed into place (a killed run leaves whole files
     only); :meth:`ResultStore.consolidate` merges them into the two files above (again atomically)
@@ -15,6 +17,7 @@ configuration skips done cells (cell ids are hashes of the full cell specificati
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 from pathlib import Path
@@ -45,6 +48,9 @@ COLUMNS: dict[str, pa.DataType] = {
     "params": pa.string(),
     "cell_id": pa.string(),
     "code_version": pa.string(),
+    # the swept parameter of the figure a row belongs to, and its value (e.g. "workload_size", 50)
+    "x_name": pa.string(),
+    "x_value": pa.float64(),
 }
 SCHEMA = pa.schema([pa.field(k, t) for k, t in COLUMNS.items()])
 
@@ -68,8 +74,26 @@ def rows_table(rows: Iterable[Mapping]) -> pa.Table:
     rows = list(rows)
     for r in rows:
         extra = set(r) - set(COLUMNS)
-        assert not extra, f"result row has fields outside the schema: {sorted(extra)}"
+        if extra:
+            raise ValueError(f"result row has fields outside the schema: {sorted(extra)}")
     return pa.Table.from_pylist([{k: r.get(k) for k in COLUMNS} for r in rows], schema=SCHEMA)
+
+
+def cell_id(spec: Mapping) -> str:
+    """A cell's id: a hash of its specification; keys starting with ``_`` (metadata such as the code
+    version) do not enter it."""
+    core = {k: v for k, v in spec.items() if not k.startswith("_")}
+    return hashlib.sha1(json.dumps(core, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def read_rows(path: Path) -> pd.DataFrame:
+    """A rows file as a frame of exactly :data:`SCHEMA`; columns added to the schema after the file
+    was written (``x_name``, ``x_value``) come back as nulls."""
+    table = pq.read_table(path)
+    for name in SCHEMA.names:
+        if name not in table.column_names:
+            table = table.append_column(name, pa.nulls(len(table), SCHEMA.field(name).type))
+    return table.select(SCHEMA.names).cast(SCHEMA).to_pandas()
 
 
 class ResultStore:
@@ -78,6 +102,7 @@ class ResultStore:
         self.parts = self.dir / "parts"
         self.table_path = self.dir / "results.parquet"
         self.cells_path = self.dir / "cells.jsonl"
+        self.failures_dir = self.dir / "failures"
 
     # ---- writing ---------------------------------------------------------------------------------
     def append(self, cell_id: str, spec: Mapping, rows: Iterable[Mapping]) -> None:
@@ -87,6 +112,20 @@ class ResultStore:
         pq.write_table(rows_table(rows), buf)
         atomic_write_bytes(self.parts / f"{cell_id}.parquet", buf.getvalue())
         atomic_write_text(self.parts / f"{cell_id}.json", json.dumps({"cell_id": cell_id, **spec}, sort_keys=True) + "\n")
+        log = self.failures_dir / f"{cell_id}.log"
+        if log.exists():
+            log.unlink()
+            if not any(self.failures_dir.iterdir()):
+                self.failures_dir.rmdir()
+
+    def record_failure(self, cell_id: str, spec: Mapping, trace: str) -> Path:
+        """Keep the traceback of a cell that raised (the cell stays undone: a rerun retries it)."""
+        log = self.failures_dir / f"{cell_id}.log"
+        atomic_write_text(log, f"cell {cell_id}\n{json.dumps(spec, sort_keys=True, default=str)}\n\n{trace}")
+        return log
+
+    def failures(self) -> list[Path]:
+        return sorted(self.failures_dir.glob("*.log")) if self.failures_dir.exists() else []
 
     def consolidate(self) -> pd.DataFrame:
         """Merge the parts into results.parquet and cells.jsonl (atomically), then drop the parts."""
@@ -97,7 +136,7 @@ class ResultStore:
         if table.empty and not part_files:
             return table
         frames = [table] if not table.empty else []
-        frames += [pq.read_table(p, schema=SCHEMA).to_pandas() for p in part_files]
+        frames += [read_rows(p) for p in part_files]
         merged = pd.concat(frames, ignore_index=True) if frames else table
         merged = merged.drop_duplicates(subset=["cell_id", "metric"], keep="last")
         merged = merged.sort_values(["dataset", "workload", "size", "pattern_id", "algorithm", "evaluator", "alpha", "strategy", "metric"], kind="stable")
@@ -119,15 +158,7 @@ class ResultStore:
         """The consolidated table (without unconsolidated parts); empty with the schema's columns."""
         if not self.table_path.exists():
             return SCHEMA.empty_table().to_pandas()
-        return pq.read_table(self.table_path, schema=SCHEMA).to_pandas()
-
-    def load_all(self) -> pd.DataFrame:
-        """Consolidated rows plus any parts not yet consolidated."""
-        frames = [self.load()]
-        if self.parts.exists():
-            frames += [pq.read_table(p, schema=SCHEMA).to_pandas() for p in sorted(self.parts.glob("*.parquet"))]
-        df = pd.concat(frames, ignore_index=True)
-        return df.drop_duplicates(subset=["cell_id", "metric"], keep="last").reset_index(drop=True)
+        return read_rows(self.table_path)
 
     def load_cells(self) -> dict[str, dict]:
         out: dict[str, dict] = {}

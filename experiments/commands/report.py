@@ -1,24 +1,32 @@
-"""``python -m experiments report``: draw every figure present in the results and write REPORT.md."""
+"""``python -m experiments report``: draw every figure present in a results folder and write its REPORT.md."""
 
 from __future__ import annotations
 
 import argparse
 
-HELP = "draw the figures of every experiment in results/ and write results/REPORT.md"
+HELP = "draw the figures of every experiment in runs/ (your runs) or results/ (--reference) and write REPORT.md there"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--results-dir", dest="results_dir_opt", default=None, help="results folder (default: results/ of the repository)")
-    p.add_argument("results_dir", nargs="?", default=None, help="Hydra-style override results_dir=<path> is accepted too")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--reference", action="store_true", help="the committed reference reproduction in results/ (rewrites results/REPORT.md and its figures)")
+    where.add_argument("--results-dir", metavar="DIR", default=None, help="another results folder (default: runs/, where your runs go)")
 
 
 def main(args: argparse.Namespace) -> int:
+    from cep.errors import ConfigError
     from experiments.datasets import resolve_path
-    from experiments.report import build_report
+    from experiments.experiment import REFERENCE_DIR, RUNS_DIR
+    from experiments.reporting import build_report
 
-    target = args.results_dir_opt or args.results_dir or "results"
-    if target.startswith("results_dir="):
-        target = target.split("=", 1)[1]
-    out = build_report(resolve_path(target))
-    print(f"wrote {out}")
+    root = resolve_path(REFERENCE_DIR if args.reference else (args.results_dir or RUNS_DIR))
+    what = "the committed reference reproduction" if args.reference else ("your runs" if args.results_dir is None else "results")
+    if not root.is_dir():
+        raise ConfigError(f"{root}: no results folder; run an experiment first (python -m experiments run +exp=<name>) or pass --reference")
+    print(f"reading {what} in {root}")
+    out, sections = build_report(root)
+    for s in sections:
+        figs = ", ".join(str(p) for p in s.figures if p.suffix == ".png")
+        print(f"  {s.experiment}: {figs or 'no figure'}")
+    print(f"wrote {out} ({len(sections)} section{'s' if len(sections) != 1 else ''})")
     return 0

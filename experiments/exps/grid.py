@@ -12,7 +12,6 @@ not Spark).  Order planners run on the lazy NFA and tree planners on the tree ev
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -21,11 +20,11 @@ from omegaconf import DictConfig, OmegaConf
 from cep.errors import ConfigError
 from cep.pattern import Window
 from cep.statistics import Statistics
-from experiments.cells import cell_id, run_cell
-from experiments.datasets import dataset_config, load_dataset
-from experiments.metadata import RunMetadata, git_commit
-from experiments.runners import make_runner, run_cells
-from experiments.store import ResultStore
+from experiments.cells import run_cell
+from experiments.datasets import dataset_family, experiment_datasets, load_dataset
+from experiments.execution import execute_cells
+from experiments.metadata import RunMetadata, file_facts, git_commit
+from experiments.runners import make_runner
 from experiments.workloads import make_workload
 
 
@@ -83,15 +82,21 @@ def evaluator_for(exp, kind: str) -> str | None:
     return choice
 
 
-def build_specs(cfg: DictConfig, dataset: str, spark=None) -> tuple[list[dict], dict]:
-    """The cell specifications of one dataset, and facts about the slice for the metadata."""
+def scale_settings(cfg: DictConfig, dcfg) -> DictConfig:
+    """The scale's settings for a dataset (by its family)."""
+    family = dataset_family(dcfg)
+    if family not in cfg.scale.datasets:
+        raise ConfigError(f"scale {cfg.scale.name!r} has no settings for dataset family {family!r} (dataset {dcfg['name']!r}); add scale.datasets.{family}")
+    return cfg.scale.datasets[family]
+
+
+def build_specs(cfg: DictConfig, dcfg: dict, spark=None) -> tuple[list[dict], dict]:
+    """The cell specifications of one dataset (a dataset config), and facts about what it ran on."""
     from algorithms import planner_kind
 
     exp, scale = cfg.exp, cfg.scale
-    if dataset not in scale.datasets:
-        raise ConfigError(f"scale {scale.name!r} has no settings for dataset {dataset!r}; add scale.datasets.{dataset}")
-    dset = scale.datasets[dataset]
-    dcfg = dataset_config(dataset)
+    dataset = dcfg["name"]
+    dset = scale_settings(cfg, dcfg)
     start, end = _timestamp(dset.get("start")), _timestamp(dset.get("end"))
     window = Window.seconds(float(dset.window_seconds))
     stream = load_dataset(dcfg, start=start, end=end)
@@ -113,6 +118,7 @@ def build_specs(cfg: DictConfig, dataset: str, spark=None) -> tuple[list[dict], 
         stats = estimate_workload_statistics(sub, patterns, max_pairs=max_pairs, seed=int(cfg.seed))
     planners = planner_list(exp)
     limits = dict(exp.get("planner_max_size") or {})
+    planner_params = OmegaConf.to_container(exp.planner_params, resolve=True) if exp.get("planner_params") else {}
     specs = []
     code = git_commit()
     for p, st in zip(patterns, stats):
@@ -139,7 +145,7 @@ def build_specs(cfg: DictConfig, dataset: str, spark=None) -> tuple[list[dict], 
                             "strategy": strategy,
                             "partition_attribute": None,
                             "seed": int(cfg.seed),
-                            "params": {},
+                            "params": dict(planner_params.get(planner) or {}),
                             "evaluator": evaluator_for(exp, planner_kind(planner)),
                             "measure_memory": bool(exp.get("measure_memory", False)),
                             "max_partial_matches": int(scale.max_partial_matches),
@@ -149,6 +155,7 @@ def build_specs(cfg: DictConfig, dataset: str, spark=None) -> tuple[list[dict], 
                     )
     per_window = events_per_window(sub, pool, window.size)
     facts = {
+        **file_facts(dcfg),
         "slice_start": start,
         "slice_end": end,
         "slice_events_in_pool": len(sub),
@@ -165,34 +172,20 @@ def build_specs(cfg: DictConfig, dataset: str, spark=None) -> tuple[list[dict], 
     return specs, facts
 
 
-def run(cfg: DictConfig, out_dir: Path) -> None:
-    store = ResultStore(out_dir)
+def run(cfg: DictConfig, out_dir: Path) -> int:
+    datasets = experiment_datasets(cfg)
     meta = RunMetadata(out_dir / "metadata.json", OmegaConf.to_container(cfg, resolve=True))
     runner = make_runner(cfg.runner)
-    meta.update(**runner.describe())
-    meta.write()
-    spark = getattr(runner, "spark", None)
-    specs: list[dict] = []
-    facts = {}
-    for dataset in cfg.exp.datasets:
-        s, f = build_specs(cfg, dataset, spark)
-        specs += s
-        facts[dataset] = f
-    meta.update(datasets=facts)
-    done = store.done_ids()
-    todo = [s for s in specs if cell_id(s) not in done]
-    print(
-        f"{cfg.exp.name}: {len(specs)} cells ({len(specs) - len(todo)} already done), running {len(todo)} "
-        f"on {runner.describe()['runner']} with {runner.concurrency} at a time; results in {out_dir}",
-        file=sys.stderr,
-    )
-    meta.write()
     try:
-        run_cells(runner, run_cell, todo, lambda spec, rows: store.append(cell_id(spec), spec, rows), progress=bool(cfg.progress), desc=cfg.exp.name)
+        meta.update(**runner.describe())
+        spark = getattr(runner, "spark", None)
+        specs: list[dict] = []
+        facts = {}
+        for dcfg in datasets:
+            s, f = build_specs(cfg, dcfg, spark)
+            specs += s
+            facts[dcfg["name"]] = f
+        meta.update(datasets=facts)
+        return execute_cells(cfg, out_dir, specs, run_cell, runner=runner, meta=meta)
     finally:
-        df = store.consolidate()
-        meta.finish(cells_total=len(specs), cells_run=len(todo), rows=int(len(df)))
         runner.close()
-    print(f"{cfg.exp.name}: {len(df)} result rows in {store.table_path}", file=sys.stderr)
-
-

@@ -16,11 +16,12 @@ from omegaconf import DictConfig, OmegaConf
 from cep.io_utils import atomic_write_text
 from cep.parser import parse_pattern
 from experiments.commands.stats import format_statistics
-from experiments.datasets import dataset_config, load_dataset
-from experiments.metadata import RunMetadata
+from experiments.datasets import experiment_datasets, load_dataset
+from experiments.metadata import RunMetadata, file_facts
 
 
-def run(cfg: DictConfig, out_dir: Path) -> None:
+def run(cfg: DictConfig, out_dir: Path) -> int:
+    datasets = experiment_datasets(cfg)
     meta = RunMetadata(out_dir / "metadata.json", OmegaConf.to_container(cfg, resolve=True))
     spark = None
     use_spark = cfg.runner.name == "spark"
@@ -31,8 +32,8 @@ def run(cfg: DictConfig, out_dir: Path) -> None:
         meta.update(spark_master=cfg.runner.master, spark_version=spark_version())
     meta.write()
     outputs = {}
-    for name in cfg.exp.datasets:
-        dcfg = dataset_config(name)
+    for dcfg in datasets:
+        name = dcfg["name"]
         stream = load_dataset(dcfg)
         counts = stream.type_counts().most_common(2)
         if len(counts) < 2:
@@ -65,7 +66,9 @@ def run(cfg: DictConfig, out_dir: Path) -> None:
         print(format_statistics(stats, info, top=10))
         print(f"example pattern: {pattern}")
         print(f"written: {path}\n")
+    meta.update(datasets={d["name"]: file_facts(d) for d in datasets})
     meta.finish(outputs=outputs)
+    return 0
 
 
 def _quote(t: str) -> str:

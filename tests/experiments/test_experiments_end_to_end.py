@@ -1,5 +1,6 @@
-"""Experiments end to end: a tiny experiment through Hydra and Spark, resume, config errors, the
-report from the tables, verify, and a real standalone cluster giving the serial runner's results."""
+"""Experiments end to end: a tiny experiment through Hydra and Spark, resume, config errors, the data
+an experiment runs on, failed cells, where results go, the report from the tables, verify, and a
+real standalone cluster giving the serial runner's results."""
 
 from __future__ import annotations
 
@@ -67,18 +68,25 @@ def test_tiny_experiment_through_hydra_and_spark_equals_serial(tmp_path, serial_
 def test_rerun_skips_done_cells_and_report_and_verify_work(serial_results):
     r = run_exp(*TINY, "runner=serial", f"results_dir={serial_results}")
     assert r.returncode == 0, r.stderr
-    assert "(6 already done), running 0" in r.stderr
-    rep = subprocess.run([sys.executable, "-m", "experiments", "report", f"results_dir={serial_results}"], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert "6 cells (6 already done in" in r.stderr and "running 0 " in r.stderr
+    rep = subprocess.run([sys.executable, "-m", "experiments", "report", "--results-dir", str(serial_results)], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert rep.returncode == 0, rep.stderr
+    assert f"reading results in {serial_results}" in rep.stdout
     text = (serial_results / "REPORT.md").read_text()
     assert "JQPG Figure 3" in text and "| claim | paper | here | verdict | rule |" in text
-    assert (serial_results / "jqpg_fig3" / "figures" / "fig3_throughput.png").exists()
-    assert (serial_results / "jqpg_fig3" / "figures" / "fig3_throughput.pdf").exists()
+    figures = [serial_results / "jqpg_fig3" / "figures" / f"fig3_throughput.{ext}" for ext in ("png", "pdf")]
+    assert all(p.exists() for p in figures)
+    # a second report with no new results rewrites nothing
+    before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in [*figures, serial_results / "REPORT.md"]}
+    rep = subprocess.run([sys.executable, "-m", "experiments", "report", "--results-dir", str(serial_results)], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert rep.returncode == 0, rep.stderr
+    assert {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in before} == before
     ver = subprocess.run(
         [sys.executable, "-m", "experiments", "verify", "--results-dir", str(serial_results), "--sample", "2"],
         cwd=REPO, capture_output=True, text=True, timeout=300,
     )
     assert ver.returncode == 0, ver.stdout + ver.stderr
+    assert f"verifying results in {serial_results}" in ver.stdout
     assert "2 cells" in ver.stdout and "0 differ" in ver.stdout
 
 
@@ -107,11 +115,16 @@ def test_verify_catches_a_changed_deterministic_value(serial_results, tmp_path):
     "overrides, fragment",
     [
         (["+exp=nope"], "unknown exp 'nope'"),
+        (["exp=jqpg_fig5"], "choose the experiment with a plus sign: +exp=jqpg_fig5"),
+        (["+exp=jqpg_fig5", "foo=1"], "unknown config key 'foo'"),
         (["+exp=jqpg_fig3", "runner.master=local[2]"], "cannot parse override 'runner.master=local[2]'"),
         (["+exp=jqpg_fig3", "dataset=nope"], "unknown dataset 'nope'"),
         (["+exp=jqpg_fig3", "runner=serial", "exp.planners=[DP-X]", "exp.datasets=[nasdaq]"], "unknown planner 'DP-X'"),
+        (["+exp=jqpg_fig7", "dataset.path=/tmp/nope.parquet"], "needs the dataset whose settings apply: dataset=<name> dataset.path=/tmp/nope.parquet"),
+        (["+exp=jqpg_fig7", "dataset=nasdaq", "dataset.path=/tmp/nope.parquet"], "dataset 'nasdaq': no events file at /tmp/nope.parquet"),
         # the full staged data, configured by path, missing on this machine
-        (["+exp=stats", "runner=serial", "exp.datasets=[nasdaq_full]"], "no such events file"),
+        (["+exp=jqpg_fig7", "dataset=nasdaq_full"], "dataset 'nasdaq_full': no events file at"),
+        (["+exp=stats", "runner=serial", "exp.datasets=[nasdaq_full]"], "set CEP_DATA"),
     ],
 )
 def test_config_errors_are_one_line(overrides, fragment, tmp_path, monkeypatch):
@@ -120,6 +133,69 @@ def test_config_errors_are_one_line(overrides, fragment, tmp_path, monkeypatch):
     assert r.returncode == 2
     lines = [x for x in r.stderr.splitlines() if x.strip() and "incubator" not in x]
     assert len(lines) == 1 and lines[0].startswith("error: ") and fragment in lines[0], r.stderr
+    assert not (tmp_path / "jqpg_fig7" / "results.parquet").exists()
+
+
+PLANNING_ONLY = ["+exp=jqpg_fig7", "runner=serial", "exp.sizes=[3]", "exp.planners=[EFREQ,DP-LD]", "exp.patterns_per_size=1", "progress=false"]
+
+
+def test_dataset_override_selects_the_data_and_metadata_records_it(tmp_path):
+    r = run_exp(*PLANNING_ONLY, "dataset=traffic", f"results_dir={tmp_path}")
+    assert r.returncode == 0, r.stderr
+    df = ResultStore(tmp_path / "jqpg_fig7").load()
+    assert set(df["dataset"]) == {"traffic"}
+    import json
+
+    meta = json.loads((tmp_path / "jqpg_fig7" / "metadata.json").read_text())
+    assert list(meta["datasets"]) == ["traffic"]
+    assert meta["datasets"]["traffic"]["path"] == str(REPO / "data/traffic/aarhus_traffic_week.parquet")
+    assert len(meta["datasets"]["traffic"]["sha256"]) == 64
+
+    import shutil
+
+    copy = tmp_path / "copy.parquet"
+    shutil.copy(REPO / "data/nasdaq/nasdaq_5min_sample.parquet", copy)
+    r = run_exp(*PLANNING_ONLY, "dataset=nasdaq", f"dataset.path={copy}", f"results_dir={tmp_path / 'other'}")
+    assert r.returncode == 0, r.stderr
+    meta = json.loads((tmp_path / "other" / "jqpg_fig7" / "metadata.json").read_text())
+    assert meta["datasets"]["nasdaq"]["path"] == str(copy)
+    assert set(ResultStore(tmp_path / "other" / "jqpg_fig7").load()["dataset"]) == {"nasdaq"}
+
+
+def test_failed_cells_are_logged_counted_and_retried(tmp_path):
+    bad = [*PLANNING_ONLY, "dataset=nasdaq", "exp.planners=[EFREQ,II-RANDOM]", "+exp.planner_params.II-RANDOM.restarts=-1", f"results_dir={tmp_path}"]
+    r = run_exp(*bad)
+    assert r.returncode == 1, r.stderr
+    assert "1 of 2 cells failed" in r.stderr
+    logs = sorted((tmp_path / "jqpg_fig7" / "failures").glob("*.log"))
+    assert len(logs) == 1 and "Traceback" in logs[0].read_text() and "restarts" in logs[0].read_text()
+    df = ResultStore(tmp_path / "jqpg_fig7").load()
+    assert set(df["algorithm"]) == {"EFREQ"}
+    r = run_exp(*bad)
+    assert r.returncode == 1 and "(1 already done" in r.stderr and "running 1 " in r.stderr, r.stderr
+
+
+def test_runs_go_where_git_ignores_them_and_never_into_the_reference(tmp_path):
+    from hydra import compose, initialize_config_dir
+
+    from experiments.datasets import CONFIG_DIR
+    from experiments.experiment import results_root
+
+    with initialize_config_dir(version_base="1.3", config_dir=str(CONFIG_DIR), job_name="t"):
+        cfg = compose(config_name="config", overrides=["+exp=jqpg_fig3"])
+        assert results_root(cfg) == REPO / "runs"
+        assert results_root(compose(config_name="config", overrides=["+exp=jqpg_fig3", "reference=true"])) == REPO / "results"
+    ignored = subprocess.run(["git", "check-ignore", "-q", "runs/jqpg_fig3/results.parquet"], cwd=REPO)
+    assert ignored.returncode == 0
+    r = run_exp("+exp=jqpg_fig3", "results_dir=results")
+    assert r.returncode == 2 and "reference=true" in r.stderr
+
+
+def test_help_texts_list_experiments_and_hide_internal_names():
+    r = subprocess.run([sys.executable, "-m", "experiments", "run", "--help"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "jqpg_fig3" in r.stdout and "jqpg_fig9" in r.stdout and "reference=true" in r.stdout
+    r = subprocess.run([sys.executable, "-m", "experiments", "report", "--help"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "--reference" in r.stdout and "_OPT" not in r.stdout
 
 
 @pytest.mark.cluster

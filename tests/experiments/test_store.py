@@ -35,7 +35,7 @@ def test_append_consolidate_and_schema(tmp_path):
 
 def test_rows_outside_the_schema_are_refused(tmp_path):
     st = ResultStore(tmp_path)
-    with pytest.raises(AssertionError, match="outside the schema"):
+    with pytest.raises(ValueError, match="outside the schema"):
         st.append("c1", {}, [{**row("c1", "x", 1.0), "surprise": 1}])
 
 
@@ -58,3 +58,34 @@ def test_a_crash_while_writing_leaves_no_partial_file(tmp_path, monkeypatch):
     leftovers = [p.name for p in (tmp_path / "e").rglob("*") if p.is_file() and p.name.endswith(".tmp")]
     assert leftovers == []
     assert st.done_ids() == {"c1"}
+
+
+def test_a_failed_cell_is_logged_not_done_and_its_log_goes_when_it_succeeds(tmp_path):
+    st = ResultStore(tmp_path / "e")
+    log = st.record_failure("c1", {"pattern": "P1"}, "Traceback (most recent call last):\n  ...\nValueError: boom\n")
+    assert log.read_text().endswith("ValueError: boom\n") and st.failures() == [log]
+    assert "c1" not in st.done_ids()
+    st.append("c1", {"pattern": "P1"}, [row("c1", "plan_cost", 1.0)])
+    assert st.failures() == [] and "c1" in st.done_ids()
+
+
+def test_written_files_are_readable_by_others(tmp_path):
+    st = ResultStore(tmp_path / "e")
+    st.append("c1", {"pattern": "P1"}, [row("c1", "plan_cost", 1.0)])
+    st.consolidate()
+    for p in (st.table_path, st.cells_path):
+        assert os.stat(p).st_mode & 0o044 == 0o044, oct(os.stat(p).st_mode)
+
+
+def test_tables_written_before_the_sweep_columns_load_with_nulls(tmp_path):
+    import pyarrow as pa
+
+    from experiments.store import SCHEMA
+
+    old = pa.schema([f for f in SCHEMA if f.name not in ("x_name", "x_value")])
+    st = ResultStore(tmp_path / "e")
+    st.dir.mkdir()
+    r = {k: v for k, v in row("c1", "plan_cost", 2.0).items()}
+    pq.write_table(pa.Table.from_pylist([r], schema=old), st.table_path)
+    df = st.load()
+    assert list(df.columns) == list(COLUMNS) and df["x_name"].isna().all() and df.loc[0, "value"] == 2.0

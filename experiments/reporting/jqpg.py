@@ -1,28 +1,28 @@
-"""``python -m experiments report``: figures and ``REPORT.md`` from the result tables only.
-
-For every experiment folder under ``results_dir`` that holds a ``results.parquet``, the figure
-function named by its experiment (``jqpg_fig3`` ... ``jqpg_fig9``) draws PNG and PDF files into
-``<results_dir>/<experiment>/figures/`` and returns the paper's claims checked against the table:
-each claim with the paper's value, ours, and whether it holds here.  Aggregation follows the paper
-("each bar depicts the average value of a performance metric"): means over patterns; ratios are
-ratios of those means.  Cells stopped by the partial-match cap have no throughput; the report
-counts them per algorithm and never fills them in.  A ``NOTES.md`` beside a result table is
-appended to that figure's section (the place for hand-written discussion).
-"""
+"""The report sections of JQPG Figures 3-9 (JQPG Section 6): figures and the paper's claims."""
 
 from __future__ import annotations
 
-import json
 import math
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 
-from cep.io_utils import atomic_write_text
-from experiments.store import ResultStore
+from experiments.reporting.core import (
+    FAILS,
+    HOLDS,
+    PARTLY,
+    UNCHECKED,
+    Claim,
+    Section,
+    SectionInput,
+    flag,
+    fmt as _fmt,
+    graded,
+    order_names as _order,
+    wide,
+)
+from experiments.plotstyle import pyplot, save_figure
 
 ORDER_PLANNERS = ["TRIVIAL", "EFREQ", "GREEDY", "II-RANDOM", "II-GREEDY", "DP-LD"]
 TREE_PLANNERS = ["ZSTREAM", "ZSTREAM-ORD", "DP-B"]
@@ -31,97 +31,15 @@ SET_ORDER = ["seq", "neg", "conj", "kleene", "disj"]
 SET_LABEL = {"seq": "sequence", "neg": "negation", "conj": "conjunction", "kleene": "Kleene closure", "disj": "disjunction"}
 
 
-HOLDS, PARTLY, FAILS, UNCHECKED = "holds", "partly", "does not hold", "not checkable"
-
-
-@dataclass
-class Claim:
-    claim: str
-    paper: str
-    ours: str
-    holds: str  # HOLDS, PARTLY, FAILS or UNCHECKED, decided by the rule
-    rule: str = ""
-
-    def verdict(self) -> str:
-        return self.holds
-
-
-def graded(values, strong: float, weak: float = 1.0, higher: bool = True) -> str:
-    """HOLDS if every value reaches ``strong``; PARTLY if most are past ``weak``; else FAILS
-    (with ``higher=False`` the values must stay below the thresholds instead)."""
-    vals = [v for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
-    if not vals:
-        return UNCHECKED
-    past = (lambda v, t: v >= t) if higher else (lambda v, t: v <= t)
-    if all(past(v, strong) for v in vals):
-        return HOLDS
-    if sum(past(v, weak) for v in vals) > len(vals) / 2:
-        return PARTLY
-    return FAILS
-
-
-def flag(ok: bool | None) -> str:
-    return UNCHECKED if ok is None else (HOLDS if ok else FAILS)
-
-
-@dataclass
-class Section:
-    experiment: str
-    title: str
-    figures: list[Path]
-    claims: list[Claim]
-    notes: list[str]
-
-
-def wide(df: pd.DataFrame) -> pd.DataFrame:
-    """One row per cell with a column per metric (ok rows only for measured metrics)."""
-    keys = ["dataset", "workload", "size", "pattern_id", "algorithm", "kind", "evaluator", "alpha", "strategy", "cell_id"]
-    ok = df[df["status"] == "ok"]
-    w = ok.pivot_table(index=keys, columns="metric", values="value", aggfunc="first").reset_index()
-    w.columns.name = None
-    return w
-
-
-def capped(df: pd.DataFrame) -> pd.DataFrame:
-    c = df[df["status"].str.startswith("partial-match cap", na=False)]
-    return c.drop_duplicates("cell_id")
-
-
-def _fmt(x: float, unit: str = "") -> str:
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "n/a"
-    if abs(x) >= 1e5 or (abs(x) < 1e-2 and x != 0):
-        return f"{x:.3g}{unit}"
-    return f"{x:.2f}{unit}"
-
-
 def _save(fig, out_dir: Path, name: str) -> list[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
     fig.tight_layout(rect=(0, 0, 1, 0.96))
-    paths = []
-    for ext in ("png", "pdf"):
-        p = out_dir / f"{name}.{ext}"
-        fig.savefig(p, dpi=120, bbox_inches="tight")
-        paths.append(p)
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
-    return paths
+    return save_figure(fig, out_dir, name)
 
 
 def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import seaborn as sns
 
-    sns.set_theme(style="whitegrid", context="paper")
-    return plt, sns
-
-
-def _order(names, preferred):
-    return [n for n in preferred if n in set(names)] + sorted(set(names) - set(preferred))
+    return pyplot(), sns
 
 
 def _bars(w: pd.DataFrame, metric: str, ylabel: str, title: str, out: Path, name: str, log: bool = False) -> list[Path]:
@@ -149,10 +67,6 @@ def _bars(w: pd.DataFrame, metric: str, ylabel: str, title: str, out: Path, name
     return _save(fig, out, name)
 
 
-def _mean_by(w, metric, by):
-    return w.groupby(by)[metric].mean()
-
-
 def _ratio_claims_by_set(w, metric, num, den, with_cost: bool = True) -> tuple[list[str], list[float]]:
     """Per dataset and pattern set: mean(metric of ``num``) / mean(metric of ``den``); with
     ``with_cost`` also the planned cost ratio den/num in brackets (how much cheaper the cost model
@@ -175,7 +89,7 @@ def _ratio_claims_by_set(w, metric, num, den, with_cost: bool = True) -> tuple[l
 
 
 # ---- figures -----------------------------------------------------------------------------------
-def fig3(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
+def _fig3(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
     w = wide(df)
     figs = _bars(w, "throughput_eps", "throughput (events/s)", "JQPG Figure 3: throughput per pattern set (higher is better)", out, "fig3_throughput")
     claims = []
@@ -216,7 +130,7 @@ def fig3(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
     return figs, claims
 
 
-def fig4(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
+def _fig4(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
     w = wide(df)
     if "peak_memory_bytes" not in w:
         return [], [Claim("memory measured", "", "no peak_memory_bytes rows", UNCHECKED)]
@@ -245,7 +159,7 @@ def fig4(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
     return figs, claims
 
 
-def fig5(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
+def _fig5(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
     plt, sns = _plt()
     w = wide(df)
     datasets = sorted(w["dataset"].unique())
@@ -281,7 +195,7 @@ def fig5(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
     return figs, claims
 
 
-def fig6(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
+def _fig6(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
     plt, sns = _plt()
     w = wide(df)
     w = w[w["plan_cost"].notna() & (w["plan_cost"] > 0)]
@@ -311,7 +225,7 @@ def fig6(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
     return figs, claims
 
 
-def fig7(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
+def _fig7(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
     plt, sns = _plt()
     w = wide(df)
     # the paper divides EFREQ's cost by the plan's; a tree plan's Cost_tree is set against EFREQ's
@@ -352,7 +266,7 @@ def fig7(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
     return figs, claims
 
 
-def fig8(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
+def _fig8(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
     plt, sns = _plt()
     w = wide(df)
     agg = w.groupby(["dataset", "algorithm", "alpha"])[["throughput_eps", "latency_ms_mean"]].mean().reset_index()
@@ -386,7 +300,7 @@ def fig8(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
     return figs, claims
 
 
-def fig9(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
+def _fig9(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
     plt, sns = _plt()
     w = wide(df)
     datasets = sorted(w["dataset"].unique())
@@ -415,83 +329,58 @@ def fig9(df: pd.DataFrame, out: Path) -> tuple[list[Path], list[Claim]]:
     return figs, claims
 
 
-FIGURES: dict[str, tuple[str, Callable]] = {
-    "jqpg_fig3": ("JQPG Figure 3: throughput per pattern set", fig3),
-    "jqpg_fig4": ("JQPG Figure 4: memory per pattern set", fig4),
-    "jqpg_fig5": ("JQPG Figure 5: throughput vs sequence length", fig5),
-    "jqpg_fig6": ("JQPG Figure 6: throughput and memory vs plan cost", fig6),
-    "jqpg_fig7": ("JQPG Figure 7: large plans: normalized cost and plan time", fig7),
-    "jqpg_fig8": ("JQPG Figure 8: throughput vs latency (alpha)", fig8),
-    "jqpg_fig9": ("JQPG Figure 9: selection strategies", fig9),
+TITLES = {
+    "fig3": "JQPG Figure 3: throughput per pattern set",
+    "fig4": "JQPG Figure 4: memory per pattern set",
+    "fig5": "JQPG Figure 5: throughput vs sequence length",
+    "fig6": "JQPG Figure 6: throughput and memory vs plan cost",
+    "fig7": "JQPG Figure 7: large plans: normalized cost and plan time",
+    "fig8": "JQPG Figure 8: throughput vs latency (alpha)",
+    "fig9": "JQPG Figure 9: selection strategies",
 }
+_DRAW = {"fig3": _fig3, "fig4": _fig4, "fig5": _fig5, "fig6": _fig6, "fig7": _fig7, "fig8": _fig8, "fig9": _fig9}
 
 
-def _setting_notes(exp_dir: Path, df: pd.DataFrame) -> list[str]:
+def _section(key: str, inp: SectionInput) -> Section:
+    figs, claims = _DRAW[key](inp.table, inp.figure_dir)
+    return Section(inp.experiment, TITLES[key], figs, claims, _regime_notes(inp.meta))
+
+
+def fig3(inp: SectionInput) -> Section:
+    return _section("fig3", inp)
+
+
+def fig4(inp: SectionInput) -> Section:
+    return _section("fig4", inp)
+
+
+def fig5(inp: SectionInput) -> Section:
+    return _section("fig5", inp)
+
+
+def fig6(inp: SectionInput) -> Section:
+    return _section("fig6", inp)
+
+
+def fig7(inp: SectionInput) -> Section:
+    return _section("fig7", inp)
+
+
+def fig8(inp: SectionInput) -> Section:
+    return _section("fig8", inp)
+
+
+def fig9(inp: SectionInput) -> Section:
+    return _section("fig9", inp)
+
+
+def _regime_notes(meta: dict) -> list[str]:
     notes = []
-    meta_path = exp_dir / "metadata.json"
-    if meta_path.exists():
-        meta = json.loads(meta_path.read_text())
-        for ds, f in (meta.get("datasets") or {}).items():
-            epw = f.get("events_per_type_per_window") or {}
-            notes.append(
-                f"{ds}: window {f.get('window_seconds', 0) / 60:g} min, {len(f.get('type_pool', []))} event types in the pool, "
-                f"events per type per window: min {epw.get('min', float('nan')):.1f}, median {epw.get('median', float('nan')):.1f}, "
-                f"max {epw.get('max', float('nan')):.1f} (the paper's streams: 1-45 events/s per type, i.e. 1,200-54,000 per 20-minute window)"
-            )
+    for ds, f in (meta.get("datasets") or {}).items():
+        epw = f.get("events_per_type_per_window") or {}
         notes.append(
-            f"run: {meta.get('runner', '?')} runner, {meta.get('concurrency', '?')} cells timed at a time, "
-            f"commit {meta.get('git_commit')}, {meta.get('start_time')} to {meta.get('end_time')}"
+            f"{ds}: window {f.get('window_seconds', 0) / 60:g} min, {len(f.get('type_pool', []))} event types in the pool, "
+            f"events per type per window: min {epw.get('min', float('nan')):.1f}, median {epw.get('median', float('nan')):.1f}, "
+            f"max {epw.get('max', float('nan')):.1f} (the paper's streams: 1-45 events/s per type, i.e. 1,200-54,000 per 20-minute window)"
         )
-    cap = capped(df)
-    if not cap.empty:
-        by = cap.groupby(["dataset", "algorithm"]).size()
-        notes.append("cells stopped at the partial-match cap (no throughput, excluded from means): " + ", ".join(f"{d}/{a}: {n}" for (d, a), n in by.items()))
-    failed = df[(df["status"] != "ok") & ~df["status"].str.startswith("partial-match cap", na=False)].drop_duplicates("cell_id")
-    if not failed.empty:
-        notes.append(f"{len(failed)} cells failed: " + "; ".join(sorted(set(failed["status"]))[:3]))
     return notes
-
-
-def build_report(results_dir: Path) -> Path:
-    results_dir = Path(results_dir)
-    sections: list[Section] = []
-    for name, (title, fn) in FIGURES.items():
-        exp_dir = results_dir / name
-        store = ResultStore(exp_dir)
-        if not store.table_path.exists():
-            continue
-        df = store.load()
-        if df.empty:
-            continue
-        figs, claims = fn(df, exp_dir / "figures")
-        notes = _setting_notes(exp_dir, df)
-        extra = exp_dir / "NOTES.md"
-        if extra.exists():
-            notes.append(extra.read_text().strip())
-        sections.append(Section(name, title, figs, claims, notes))
-    lines = [
-        "# Results report",
-        "",
-        "Generated by `python -m experiments report` from the result tables in this folder only "
-        "(`<experiment>/results.parquet`); rerun it after `python -m experiments run +exp=<name>`.",
-        "Means are over the patterns of a group; a ratio is a ratio of means. "
-        "Whether a claim holds is decided from the numbers shown, with the rule stated in `experiments/report.py`.",
-        "",
-    ]
-    if not sections:
-        lines.append("No results found.")
-    for s in sections:
-        lines += [f"## {s.title} (`{s.experiment}`)", ""]
-        for p in s.figures:
-            if p.suffix == ".png":
-                lines.append(f"![{s.experiment}]({p.relative_to(results_dir).as_posix()})")
-        lines += ["", "| claim | paper | here | verdict | rule |", "| --- | --- | --- | --- | --- |"]
-        for c in s.claims:
-            lines.append(f"| {c.claim} | {c.paper} | {c.ours} | {c.verdict()} | {c.rule} |")
-        lines.append("")
-        for n in s.notes:
-            lines.append(n if n.startswith(("#", "-", "*")) else f"- {n}")
-        lines.append("")
-    out = results_dir / "REPORT.md"
-    atomic_write_text(out, "\n".join(lines) + "\n")
-    return out

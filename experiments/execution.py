@@ -1,0 +1,62 @@
+"""Run an experiment's cells into its results folder: skip the finished ones, store each as it
+finishes, keep the traceback of each that fails, and say at the end what happened.
+
+Every experiment kind (``experiments/exps/*.py``) builds its cell specifications and hands them,
+with its cell function, to :func:`execute_cells`.  A cell is done when its rows are stored; a cell
+that raised is not done (its traceback is in ``failures/<cell_id>.log``) and the next run retries it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+from experiments.metadata import RunMetadata
+from experiments.runners import run_cells
+from experiments.store import ResultStore, cell_id
+
+
+def execute_cells(
+    cfg,
+    out_dir: Path,
+    specs: Sequence[Mapping],
+    cell_fn: Callable[[Mapping], list],
+    *,
+    runner,
+    meta: RunMetadata,
+) -> int:
+    """Run the specs not yet done; returns the number of cells that failed."""
+    store = ResultStore(out_dir)
+    done = store.done_ids()
+    todo = [s for s in specs if cell_id(s) not in done]
+    name = cfg.exp.name
+    print(
+        f"{name}: {len(specs)} cells ({len(specs) - len(todo)} already done in {out_dir}), running {len(todo)} "
+        f"on {runner.describe()['runner']} with {runner.concurrency} at a time",
+        file=sys.stderr,
+    )
+    meta.write()
+    summary = None
+    try:
+        summary = run_cells(
+            runner,
+            cell_fn,
+            todo,
+            lambda spec, rows: store.append(cell_id(spec), spec, rows),
+            lambda spec, trace: store.record_failure(cell_id(spec), spec, trace),
+            progress=bool(cfg.progress),
+            desc=name,
+        )
+    finally:
+        df = store.consolidate()
+        failed = summary.failed if summary else None
+        meta.finish(cells_total=len(specs), cells_run=summary.run if summary else None, cells_failed=failed, rows=int(len(df)))
+    print(f"{name}: {len(df)} result rows in {store.table_path}", file=sys.stderr)
+    if summary.failed:
+        print(
+            f"{name}: {summary.failed} of {len(todo)} cells failed; their tracebacks are in {store.failures_dir}/ "
+            "and the next run retries them",
+            file=sys.stderr,
+        )
+    return summary.failed

@@ -1,0 +1,216 @@
+"""The one plot style of every figure: a fixed colour and marker per algorithm, axis labels in words
+with units, 95% confidence intervals, legends outside the data, reproducible files.
+
+Every algorithm name that any figure shows is registered in :data:`ALGORITHM_STYLE` -- JQPG's
+planners, the multi-pattern optimizers and baselines, MOTTO's sharing types, HAMLET's engines and
+NEXT's placement strategies -- so that a method has the same colour and marker in every panel of
+every figure.  Names of one family never share a colour; families that never meet in one figure may.
+:func:`style` refuses an unregistered name rather than inventing a colour.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from cep.io_utils import write_if_changed
+
+# colour-blind-safe base colours (Okabe-Ito, then tab10 extras)
+_C = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky": "#56B4E9",
+    "green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "purple": "#CC79A7",
+    "grey": "#7F7F7F",
+    "brown": "#8C564B",
+    "olive": "#BCBD22",
+    "navy": "#1F3A93",
+    "teal": "#17BECF",
+    "red": "#B2182B",
+}
+
+
+@dataclass(frozen=True)
+class Style:
+    color: str
+    marker: str
+
+
+ALGORITHM_STYLE: dict[str, Style] = {
+    # JQPG planners (order-based, then tree-based)
+    "TRIVIAL": Style(_C["grey"], "x"),
+    "EFREQ": Style(_C["black"], "s"),
+    "GREEDY": Style(_C["orange"], "^"),
+    "II-RANDOM": Style(_C["sky"], "v"),
+    "II-GREEDY": Style(_C["green"], "<"),
+    "DP-LD": Style(_C["blue"], "o"),
+    "ZSTREAM": Style(_C["purple"], "D"),
+    "ZSTREAM-ORD": Style(_C["brown"], "P"),
+    "DP-B": Style(_C["vermillion"], "*"),
+    # multi-pattern (MCEP): local searches and baselines
+    "SA-EDGE": Style(_C["vermillion"], "o"),
+    "TS-EDGE": Style(_C["blue"], "s"),
+    "SA-VERTEX4": Style(_C["orange"], "^"),
+    "TS-VERTEX4": Style(_C["sky"], "v"),
+    "SA-VERTEX8": Style(_C["green"], "<"),
+    "TS-VERTEX8": Style(_C["teal"], ">"),
+    "SA-EDGE-PREFIX": Style(_C["purple"], "D"),
+    "TS-EDGE-PREFIX": Style(_C["brown"], "P"),
+    "SH": Style(_C["olive"], "h"),
+    "RE": Style(_C["navy"], "X"),
+    "SH-RR": Style(_C["red"], "d"),
+    "SH-MDT": Style(_C["black"], "*"),
+    # MOTTO's sharing types (Table V)
+    "NA": Style(_C["grey"], "x"),
+    "MST": Style(_C["orange"], "^"),
+    "DST": Style(_C["sky"], "v"),
+    "OTT": Style(_C["green"], "<"),
+    "LCSE": Style(_C["purple"], "D"),
+    "MOTTO": Style(_C["vermillion"], "*"),
+    # HAMLET's engines
+    "hamlet": Style(_C["vermillion"], "o"),
+    "hamlet-static": Style(_C["orange"], "s"),
+    "greta": Style(_C["blue"], "^"),
+    "two-step": Style(_C["grey"], "x"),
+    "sharon": Style(_C["green"], "D"),
+    # NEXT's placement strategies
+    "round-robin": Style(_C["grey"], "x"),
+    "greedy": Style(_C["orange"], "^"),
+    "reuse": Style(_C["blue"], "s"),
+    "rewrite+reuse": Style(_C["vermillion"], "o"),
+    "original": Style(_C["grey"], "x"),
+    "rewritten": Style(_C["vermillion"], "o"),
+}
+
+
+def style(name: str) -> Style:
+    try:
+        return ALGORITHM_STYLE[name]
+    except KeyError:
+        raise KeyError(f"no plot style for {name!r}: register it in experiments/plotstyle.py:ALGORITHM_STYLE") from None
+
+
+def palette(names: Iterable[str]) -> dict[str, str]:
+    return {n: style(n).color for n in names}
+
+
+def markers(names: Iterable[str]) -> dict[str, str]:
+    return {n: style(n).marker for n in names}
+
+
+@dataclass(frozen=True)
+class Metric:
+    label: str
+    unit: str = ""
+    scale: float = 1.0
+
+    def axis(self) -> str:
+        return f"{self.label} ({self.unit})" if self.unit else self.label
+
+
+#: axis labels of the metrics of the results tables (experiments/store.py) and derived ones
+METRIC_STYLE: dict[str, Metric] = {
+    "throughput_eps": Metric("Throughput", "events/s"),
+    "peak_memory_bytes": Metric("Peak memory of the evaluator state", "MiB", 1 / 2**20),
+    "peak_partial_matches": Metric("Peak partial matches and buffered events"),
+    "latency_ms_mean": Metric("Mean detection latency", "ms"),
+    "latency_ms_p95": Metric("95th-percentile detection latency", "ms"),
+    "plan_cost": Metric("Plan cost (expected partial matches)"),
+    "plan_time_s": Metric("Plan generation time", "s"),
+    "normalized_cost": Metric("Normalized plan cost (EFREQ's / the plan's)", "x"),
+    "gain_over_trivial": Metric("Throughput gain over the trivial global plan", "x"),
+    "elapsed_s": Metric("Detection time", "s"),
+    "matches": Metric("Matches"),
+}
+
+
+def metric_style(metric: str) -> Metric:
+    try:
+        return METRIC_STYLE[metric]
+    except KeyError:
+        raise KeyError(f"no axis label for metric {metric!r}: register it in experiments/plotstyle.py:METRIC_STYLE") from None
+
+
+def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float, float, int]:
+    """``(mean, low, high, n)``: the mean of the finite values and its Student-t confidence interval
+    (``low == high == mean`` for one value; NaNs for none)."""
+    from scipy import stats
+
+    v = np.asarray([x for x in values if x is not None and math.isfinite(x)], dtype=np.float64)
+    n = len(v)
+    if n == 0:
+        return math.nan, math.nan, math.nan, 0
+    m = float(v.mean())
+    if n == 1:
+        return m, m, m, 1
+    half = float(stats.t.ppf(0.5 + confidence / 2, n - 1) * v.std(ddof=1) / math.sqrt(n))
+    return m, m - half, m + half, n
+
+
+def pyplot():
+    """matplotlib's pyplot with the Agg backend and the house theme."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    sns.set_theme(style="whitegrid", context="paper")
+    return plt
+
+
+def finish_axes(ax, *, xlabel: str, ylabel: str, integer_x: bool = False, log_y: bool = False, legend: bool = True) -> None:
+    """Labels, integer ticks for sizes, a log axis when asked, and the legend outside the data."""
+    from matplotlib.ticker import MaxNLocator
+
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if integer_x:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    if log_y:
+        ax.set_yscale("log")
+    handles, labels = ax.get_legend_handles_labels()
+    if ax.get_legend() is not None:
+        ax.get_legend().remove()
+    if legend and handles:
+        ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=7, frameon=False)
+
+
+def line_with_ci(ax, x: Sequence[float], groups: dict[float, Sequence[float]] | None = None, *, name: str, means=None, lows=None, highs=None) -> None:
+    """One algorithm's line: means with 95% CI error bars, in its registered colour and marker."""
+    st = style(name)
+    if groups is not None:
+        stats_ = [mean_ci(groups[k]) for k in x]
+        means = [s[0] for s in stats_]
+        lows = [s[1] for s in stats_]
+        highs = [s[2] for s in stats_]
+    means = np.asarray(means, dtype=float)
+    err = np.vstack([means - np.asarray(lows, dtype=float), np.asarray(highs, dtype=float) - means])
+    ax.errorbar(x, means, yerr=err, color=st.color, marker=st.marker, label=name, capsize=2, linewidth=1.2, markersize=5)
+
+
+def save_figure(fig, out_dir: Path, name: str) -> list[Path]:
+    """Save PNG and PDF; the PDF carries no creation date, and a file whose bytes would not change
+    is left alone (rerunning the report leaves ``git status`` clean)."""
+    import matplotlib.pyplot as plt
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for ext, meta in (("png", {"Software": None}), ("pdf", {"CreationDate": None, "Creator": None, "Producer": None})):
+        buf = io.BytesIO()
+        fig.savefig(buf, format=ext, dpi=130, bbox_inches="tight", metadata=meta)
+        p = out_dir / f"{name}.{ext}"
+        write_if_changed(p, buf.getvalue())
+        paths.append(p)
+    plt.close(fig)
+    return paths

@@ -1,0 +1,152 @@
+"""What every report section shares: claims with stated verdict rules, confidence intervals, the
+wide view of a results table, and the facts of a run.
+
+Verdicts (one vocabulary for every paper):
+  * ``holds``: the rule's strong condition is met, with the effect outside run-to-run noise;
+  * ``partly``: its weak condition is met;
+  * ``does not hold``: neither;
+  * ``not measurable``: the effect lies within the noise (confidence intervals overlap, or a ratio
+    within the measured run-to-run variation) -- a tie is never support;
+  * ``not checkable``: the results needed are missing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import pandas as pd
+
+from experiments.plotstyle import mean_ci
+
+HOLDS, PARTLY, FAILS, NOT_MEASURABLE, UNCHECKED = "holds", "partly", "does not hold", "not measurable", "not checkable"
+CAPPED_PREFIX = "capped"
+
+
+@dataclass
+class Claim:
+    claim: str
+    paper: str
+    ours: str
+    verdict: str  # one of HOLDS, PARTLY, FAILS, NOT_MEASURABLE, UNCHECKED, decided by the rule
+    rule: str = ""
+
+
+@dataclass
+class Section:
+    """One experiment's part of the report."""
+
+    experiment: str
+    title: str
+    figures: list[Path] = field(default_factory=list)
+    claims: list[Claim] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    caption: str = ""
+
+
+@dataclass
+class SectionInput:
+    """What a section function gets: the experiment's rows, its run metadata and its folder."""
+
+    experiment: str
+    table: pd.DataFrame
+    meta: dict
+    exp_dir: Path
+
+    @property
+    def figure_dir(self) -> Path:
+        return self.exp_dir / "figures"
+
+
+def load_meta(exp_dir: Path) -> dict:
+    p = Path(exp_dir) / "metadata.json"
+    return json.loads(p.read_text()) if p.exists() else {}
+
+
+def graded(values: Iterable[float], strong: float, weak: float = 1.0, higher: bool = True) -> str:
+    """HOLDS if every value reaches ``strong``; PARTLY if most are past ``weak``; else FAILS
+    (with ``higher=False`` the values must stay below the thresholds instead)."""
+    vals = [v for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    if not vals:
+        return UNCHECKED
+    past = (lambda v, t: v >= t) if higher else (lambda v, t: v <= t)
+    if all(past(v, strong) for v in vals):
+        return HOLDS
+    if sum(past(v, weak) for v in vals) > len(vals) / 2:
+        return PARTLY
+    return FAILS
+
+
+def flag(ok: bool | None) -> str:
+    return UNCHECKED if ok is None else (HOLDS if ok else FAILS)
+
+
+def ci_separated(a: Sequence[float], b: Sequence[float]) -> bool:
+    """True when the 95% confidence intervals of the means of ``a`` and ``b`` do not overlap."""
+    ma, la, ha, na = mean_ci(a)
+    mb, lb, hb, nb = mean_ci(b)
+    if na < 2 or nb < 2:
+        return False
+    return ha < lb or hb < la
+
+
+def fmt(x, unit: str = "") -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "n/a"
+    if abs(x) >= 1e5 or (abs(x) < 1e-2 and x != 0):
+        return f"{x:.3g}{unit}"
+    return f"{x:.2f}{unit}"
+
+
+def fmt_ci(values: Sequence[float], unit: str = "") -> str:
+    """``mean [low, high]`` of the 95% CI."""
+    m, lo, hi, n = mean_ci(values)
+    if n == 0:
+        return "n/a"
+    if n == 1:
+        return f"{fmt(m)}{unit} (n=1)"
+    return f"{fmt(m)}{unit} [{fmt(lo)}, {fmt(hi)}]"
+
+
+KEYS = ["dataset", "workload", "size", "pattern_id", "algorithm", "kind", "evaluator", "alpha", "strategy", "x_name", "x_value", "cell_id"]
+
+
+def wide(df: pd.DataFrame, statuses: tuple[str, ...] = ("ok",)) -> pd.DataFrame:
+    """One row per cell with a column per metric (rows of the given statuses only)."""
+    ok = df[df["status"].isin(statuses)]
+    keys = [k for k in KEYS if k in ok.columns]
+    w = ok.groupby(keys + ["metric"], dropna=False, sort=False)["value"].first().unstack("metric").reset_index()
+    w.columns.name = None
+    return w
+
+
+def capped(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per cell stopped by the partial-match cap."""
+    c = df[df["status"].str.startswith(CAPPED_PREFIX, na=False)]
+    return c.drop_duplicates("cell_id")
+
+
+def order_names(names: Iterable[str], preferred: Sequence[str]) -> list[str]:
+    names = set(names)
+    return [n for n in preferred if n in names] + sorted(names - set(preferred))
+
+
+def run_notes(meta: dict, df: pd.DataFrame) -> list[str]:
+    """How the results were produced, and the cells stopped by the cap."""
+    notes = []
+    if meta:
+        notes.append(
+            f"run: {meta.get('runner', '?')} runner, {meta.get('concurrency', '?')} cells timed at a time, "
+            f"commit {meta.get('git_commit')}, {meta.get('start_time')} to {meta.get('end_time')}"
+        )
+    cap = capped(df)
+    if not cap.empty:
+        by = cap.groupby(["dataset", "algorithm"]).size()
+        notes.append(
+            "cells stopped at the partial-match cap (a result: the plan kept too many partial matches; no throughput, "
+            "left out of means): " + ", ".join(f"{d}/{a}: {n}" for (d, a), n in by.items())
+        )
+    return notes
