@@ -70,6 +70,7 @@ class CapacityResult:
     overloaded: str  # what the last rejected query would have overloaded ("" if none was rejected)
     queries_offered: int
     rejected: int
+    admitted: list[int]  # indices of the admitted queries in the order offered
 
     def to_json(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -92,7 +93,8 @@ def simulate(
     admitted = n_ops = rejected = in_a_row = 0
     overloaded = ""
     paper_cost = 0.0
-    for q in queries:
+    taken: list[int] = []
+    for index, q in enumerate(queries):
         qp = placer.place(q)
         k = admitted % machine.sinks if machine.sinks else None
         sink_add = machine.recv_s * _rate(qp.root) if k is not None else 0.0
@@ -112,6 +114,7 @@ def simulate(
         if k is not None:
             sink[k] += sink_add
         admitted += 1
+        taken.append(index)
         n_ops += nx.operator_count(q.expr)
         paper_cost += qp.paper_cost
     loads = list(placer.node_load)
@@ -132,6 +135,7 @@ def simulate(
         overloaded=overloaded,
         queries_offered=admitted + rejected,
         rejected=rejected,
+        admitted=taken,
     )
 
 

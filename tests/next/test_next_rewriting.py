@@ -228,3 +228,42 @@ def test_dp_at_size_ten_is_the_exact_optimum_among_thousands_of_trees():
     assert len(trees) == 4862  # Catalan(9)
     assert exact_dp(chars).cost == pytest.approx(min(tree_cost(t, chars).cost for t in trees))
     assert math.isfinite(paper_dp(chars).cost)
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_rewritten_query_detects_what_our_brute_force_finds_for_the_original(seed):
+    """On the SEQ/OR/NOT fragment the original query also runs on our own brute-force matcher
+    (cep.next_mapping): the rewritten query must detect exactly those events."""
+    from cep import Match
+    from cep.next_mapping import to_pattern
+    from evaluators.brute_force import brute_force_matches
+    from next_cases import Names, random_expr
+
+    rng = random.Random(900 + seed)
+    names = Names()
+    ops = [random_expr(rng, rng.randint(1, 2), ops=("union",), names=names) for _ in range(rng.randint(3, 5))]
+    p = NextPattern(_random_tree(rng, ops, Next), window=Window.seconds(6))
+    stats = Statistics({t: float(rng.choice([1, 2, 4, 8, 16, 32, 64, 128])) for t in "ABCDE"})
+    r = rewrite(p, stats)
+    stream = random_stream(rng, 45)
+    q, back = to_pattern(p)
+    ours = sorted(Match(tuple(sorted((back[v], ps) for v, ps in m.bindings))) for m in brute_force_matches(q, stream))
+    assert detect(r.rewritten, stream) == ours
+
+
+def test_plan_command_prints_the_rewritten_pattern_and_its_cost_before_and_after(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    stats = tmp_path / "rates.json"
+    stats.write_text(json.dumps({"rates": FIG4_RATES}))
+    out = subprocess.run([sys.executable, "-m", "experiments", "plan", "PATTERN E1 | E2 | E3 | E4 WITHIN 1 minutes",
+                          "--planner", "NEXT", "--stats", str(stats), "--json"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    r = json.loads(out.stdout)
+    assert (r["cost_before"], r["cost_after"]) == (4350.0, 3600.0)
+    assert parse_pattern(r["rewritten"]).expr == parse_pattern("PATTERN E1 _1 | (E4 _4 | (E2 _2 | E3 _3)) WITHIN 1 minutes").expr
+    bad = subprocess.run([sys.executable, "-m", "experiments", "plan", "PATTERN SEQ(E1 a, E2 b) WITHIN 1 minutes",
+                          "--planner", "NEXT", "--stats", str(stats)], capture_output=True, text=True)
+    assert bad.returncode == 2 and "rewrites NEXT patterns" in bad.stderr
