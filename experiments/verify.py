@@ -78,13 +78,18 @@ def verify_experiment(exp_dir: Path, sample: int, seed: int) -> list[Difference]
         out.append(Difference(name, cid, pid, alg, "status", ",".join(c_status), ",".join(r_status), c_status == r_status, "identical"))
         cv, rv = _by_metric(committed), _by_metric(rows)
         for m in DETERMINISTIC:
-            for k in sorted({k for k in (*cv, *rv) if k.split("@")[0] == m}):
+            for k in sorted({k for k in (*cv, *rv) if k.split("@")[0] == m}, key=_order):
                 a, b = cv.get(k), rv.get(k)
                 out.append(Difference(name, cid, pid, alg, k, a, b, _close(a, b), "identical"))
         for m in MEASURED:
-            for k in sorted({k for k in cv if k.split("@")[0] == m} & set(rv)):
+            for k in sorted({k for k in cv if k.split("@")[0] == m} & set(rv), key=_order):
                 out.append(Difference(name, cid, pid, alg, k, cv.get(k), rv.get(k), True, SHOWN))
     return out
+
+
+def _order(key: str) -> tuple:
+    metric, _, x = key.partition("@")
+    return (metric, float(x) if x else -math.inf)
 
 
 def _by_metric(rows: pd.DataFrame) -> dict:

@@ -32,7 +32,7 @@ from cep import next_algebra as nx
 from cep.errors import ConfigError
 from cep.statistics import Statistics
 
-from algorithms.next.placement import Deployed, Measured, Placer
+from algorithms.next.placement import Measured, Placer
 
 __all__ = ["Machine", "Measured", "CapacityResult", "simulate", "supported_series"]
 
