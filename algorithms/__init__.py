@@ -7,8 +7,8 @@ Algorithms never import evaluators.
 from algorithms.constrained import cheapest_order_with_prefix, cheapest_tree_containing
 from algorithms.cost_model import ClauseCostModel
 from algorithms.costs import (
+    CostOverflowWarning,
     cost_contiguity_ord,
-    cost_contiguity_tree,
     cost_lat_ord,
     cost_lat_tree,
     cost_next_ord,
@@ -18,7 +18,6 @@ from algorithms.costs import (
     plan_cost,
     plan_log_cost,
 )
-from algorithms.logspace import CostOverflowWarning
 from algorithms.planning import PlanResult, plan_clauses, plan_pattern
 from algorithms.registry import PLANNERS, get_planner, planner_kind, planner_names
 

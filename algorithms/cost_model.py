@@ -20,7 +20,7 @@ The pieces, with the reading chosen where the papers leave room:
   selectivity of that set).  Filters (``K = {i}``, JQPG's ``c_{i,i}``) are applied where the event
   enters the plan, as in Cost_ord's product over ``i <= j`` and Cost_LDJ's ``C_1 = |R_i1| f_{i1,i1}``:
   the first step of an order and every leaf of a tree (the selection is pushed into each relation
-  of the JQPG reduction, see :mod:`algorithms.join_costs`).
+  of the JQPG reduction, whose join costs tests/algorithms/join_costs.py computes).
 * Negation (JQPG Section 4) is checked "at the earliest point possible, when all positive events it
   depends on are already received": every partial match whose variables include ``D(n)``
   (:meth:`cep.dnf.SimplePattern.negation_dependencies`) has passed the check, which keeps it with
@@ -54,13 +54,15 @@ from functools import cached_property
 
 import numpy as np
 
+from algorithms.window_counts import (
+    log_window_counts,
+    window_event_count,
+    window_total_count,
+)
 from cep.dnf import SimplePattern
 from cep.errors import ConfigError, PlanError
 from cep.pattern import Strategy
 from cep.statistics import Statistics
-
-from algorithms.logspace import NEG_INF, log_of, log_sum_rows
-from algorithms.window_counts import log_window_counts, window_event_count, window_total_count
 
 ANY, NEXT, CONTIGUITY = "any", "next", "contiguity"
 THROUGHPUT_MODELS = (ANY, NEXT, CONTIGUITY)
@@ -108,7 +110,7 @@ class ClauseCostModel:
         self.sp = sp
         self.stats = stats
         self.alpha = float(alpha)
-        self.log_alpha = log_of(self.alpha)
+        self.log_alpha = math.log(self.alpha) if self.alpha > 0 else -math.inf
         self.seq_selectivity = bool(seq_selectivity)
         self.throughput = throughput or throughput_model_of(sp.strategy)
         self.variables: tuple[str, ...] = sp.positive
@@ -127,7 +129,7 @@ class ClauseCostModel:
         self.multi: list[tuple[int, float]] = []  # (mask, log sel) of keys over 3+ variables
         self.zero_masks: list[int] = []  # PM(S) = 0 whenever S contains one of these
         for i, c in enumerate(self.log_count):
-            if c == NEG_INF:
+            if c == -math.inf:
                 self.zero_masks.append(1 << i)
         self._add_condition_selectivities()
         if self.throughput == CONTIGUITY:
@@ -149,9 +151,10 @@ class ClauseCostModel:
     def _add_condition_selectivities(self) -> None:
         keys = {c.key: c.variables for c in self.sp.positive_conditions}
         for key, vs in sorted(keys.items()):
-            lsel = log_of(self.stats.selectivity(vs))
+            sel = self.stats.selectivity(vs)
+            lsel = math.log(sel) if sel > 0 else -math.inf
             idx = sorted(self.index[v] for v in vs)
-            if lsel == NEG_INF:
+            if lsel == -math.inf:
                 self.zero_masks.append(self.mask_of(vs))
                 continue
             if len(idx) == 1:
@@ -241,7 +244,7 @@ class ClauseCostModel:
         elif self.order_kind == "poset":
             t += self._log_linear_extension_table() - _log_factorials(n)[popcount(idx)]
         for mask in self.zero_masks:
-            t[(idx & mask) == mask] = NEG_INF
+            t[(idx & mask) == mask] = -math.inf
         t[0] = 0.0
         return t
 
@@ -257,7 +260,7 @@ class ClauseCostModel:
             pos = set_positions(sets, n, k)
             prev = sets[:, None] - (np.int64(1) << pos)
             maximal = (sets[:, None] & succ[pos]) == 0
-            out[sets] = log_sum_rows(out[prev], where=maximal)
+            out[sets] = np.logaddexp.reduce(np.where(maximal, out[prev], -math.inf), axis=1)
         return out
 
     def log_node(self, masks) -> np.ndarray:
@@ -288,7 +291,7 @@ class ClauseCostModel:
         if self.order_kind == "chain":
             out -= _log_factorials(self.n)[popcount(masks)]
         for mask in self.zero_masks:
-            out = np.where((masks & mask) == mask, NEG_INF, out)
+            out = np.where((masks & mask) == mask, -math.inf, out)
         return out
 
     @cached_property

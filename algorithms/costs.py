@@ -14,7 +14,8 @@ Each function below implements one formula; all of them add up ``PM(S)`` values 
   not change which plan is cheapest, and we drop it to keep ``m[k]`` a number of partial matches,
   commensurable with the latency cost it is added to.  :func:`cost_next_tree` sums ``m`` over
   nodes ("trivially extended for the tree-based model").
-* contiguity models (JQPG 5.2): :func:`cost_contiguity_ord`, :func:`cost_contiguity_tree`.
+* contiguity models (JQPG 5.2): :func:`cost_contiguity_ord` (the tree form is the same model over
+  tree nodes, as :func:`plan_log_cost` computes it).
 * ``Cost = Cost_trpt + alpha * Cost_lat`` (JQPG 5.1)                      -> :func:`plan_cost`,
   which chooses the throughput model by the clause's selection strategy.
 
@@ -27,22 +28,50 @@ pattern, we define the latency cost function as the maximum over the disjunction
 Values: the ``log_*`` functions return natural logarithms (``-inf`` for a cost of exactly 0, never
 ``+inf`` or NaN for finite statistics).  The float functions return the cost itself; a cost beyond
 the float range (Kleene closures over long windows) comes back as ``inf`` together with a
-:class:`~algorithms.logspace.CostOverflowWarning` -- use the log functions for such patterns.
+:class:`CostOverflowWarning` -- use the log functions for such patterns.  Sums of costs held as
+logarithms are numpy's ``logaddexp`` (and its ``reduce``).
 """
 
 from __future__ import annotations
 
+import math
+import warnings
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
+from algorithms.cost_model import ANY, CONTIGUITY, NEXT, ClauseCostModel
 from cep.dnf import SimplePattern
 from cep.plans import OrderPlan, Plan, Tree, TreePlan, tree_leaves, validate_plan
 from cep.statistics import Statistics
 
-from algorithms.cost_model import ANY, CONTIGUITY, NEXT, ClauseCostModel
-from algorithms.logspace import NEG_INF, exp_cost, log_add, log_sum
+#: the largest log-value whose exponential is a finite float64 (log(1.797e308) = 709.78)
+LOG_FLOAT_MAX = math.log(np.finfo(np.float64).max)
+
+
+class CostOverflowWarning(RuntimeWarning):
+    """A cost was converted to float but exceeds the float range: the float is ``inf``; use the
+    log-space value (``log_cost``) instead."""
+
+
+def exp_cost(log_cost: float, *, warn: bool = True) -> float:
+    """The float value of a log-space cost: finite whenever it fits float64; otherwise ``inf`` with
+    a :class:`CostOverflowWarning` (unless ``warn`` is false), never silently."""
+    if log_cost > LOG_FLOAT_MAX:
+        if warn:
+            warnings.warn(f"cost e^{log_cost:.6g} exceeds the float range; returning inf (use the log cost)", CostOverflowWarning, stacklevel=3)
+        return math.inf
+    return math.exp(log_cost)
+
+
+def format_log_cost(log_cost: float) -> str:
+    """A cost for people: ``1.234e+05`` when it fits a float, ``10^12345.6`` otherwise."""
+    if log_cost == -math.inf:
+        return "0"
+    if log_cost > LOG_FLOAT_MAX:
+        return f"10^{log_cost / math.log(10):.6g}"
+    return f"{math.exp(log_cost):.6g}"
 
 
 # ---- log-space building blocks over a model -------------------------------------------------------
@@ -53,14 +82,14 @@ def order_indices(model: ClauseCostModel, order: Sequence[str]) -> np.ndarray:
 def log_throughput_order(model: ClauseCostModel, order: Sequence[str]) -> float:
     """``log sum_k PM(prefix_k)``: Cost_ord (or Cost_next_ord) of ``order`` under ``model``."""
     idx = order_indices(model, order)
-    return log_sum(model.log_node(np.cumsum(np.int64(1) << idx)))
+    return np.logaddexp.reduce(model.log_node(np.cumsum(np.int64(1) << idx)))
 
 
 def log_latency_order(model: ClauseCostModel, order: Sequence[str]) -> float:
     """``log Cost_lat_ord``: the leaves that follow ``T_n`` in the order (``-inf`` if none)."""
     idx = order_indices(model, order)
     after = idx[int(np.nonzero(idx == model.last)[0][0]) + 1 :]
-    return log_sum(model.log_leaf[after])
+    return np.logaddexp.reduce(model.log_leaf[after])
 
 
 def tree_masks(model: ClauseCostModel, root: Tree) -> list[int]:
@@ -81,7 +110,7 @@ def tree_masks(model: ClauseCostModel, root: Tree) -> list[int]:
 
 def log_throughput_tree(model: ClauseCostModel, root: Tree) -> float:
     """``log sum_{N} PM(leaves(N))``: Cost_tree (or its next-match variant) of a tree."""
-    return log_sum(model.log_node(np.array(tree_masks(model, root), dtype=np.int64)))
+    return np.logaddexp.reduce(model.log_node(np.array(tree_masks(model, root), dtype=np.int64)))
 
 
 def log_latency_tree(model: ClauseCostModel, root: Tree) -> float:
@@ -97,7 +126,7 @@ def log_latency_tree(model: ClauseCostModel, root: Tree) -> float:
         else:
             siblings.extend(tree_masks(model, left)[-1:])
             node = right
-    return log_sum(model.log_node(np.array(siblings, dtype=np.int64))) if siblings else NEG_INF
+    return np.logaddexp.reduce(model.log_node(np.array(siblings, dtype=np.int64))) if siblings else -math.inf
 
 
 @dataclass(frozen=True)
@@ -110,7 +139,7 @@ class ClauseCost:
 
     @property
     def log_total(self) -> float:
-        return log_add(self.log_throughput, self.log_alpha + self.log_latency)
+        return np.logaddexp(self.log_throughput, self.log_alpha + self.log_latency)
 
 
 def clause_cost(model: ClauseCostModel, plan: Plan) -> ClauseCost:
@@ -125,9 +154,9 @@ def clause_cost(model: ClauseCostModel, plan: Plan) -> ClauseCost:
 
 def pattern_log_cost(costs: Sequence[ClauseCost]) -> float:
     """``log(sum_c Cost_trpt(c) + alpha * max_c Cost_lat(c))`` over the DNF clauses of a pattern."""
-    trpt = log_sum([c.log_throughput for c in costs])
+    trpt = np.logaddexp.reduce([c.log_throughput for c in costs])
     lat = max(c.log_latency for c in costs)
-    return log_add(trpt, costs[0].log_alpha + lat)
+    return np.logaddexp(trpt, costs[0].log_alpha + lat)
 
 
 # ---- public cost functions ---------------------------------------------------------------------
@@ -185,12 +214,6 @@ def cost_contiguity_ord(sp: SimplePattern, order: Sequence[str], stats: Statisti
     """Strict/partition contiguity (JQPG 5.2): Cost_next_ord with adjacency conditions."""
     validate_plan(sp, OrderPlan(tuple(order)))
     return exp_cost(log_throughput_order(_model(sp, stats, CONTIGUITY), order))
-
-
-def cost_contiguity_tree(sp: SimplePattern, root: Tree, stats: Statistics) -> float:
-    """Strict/partition contiguity (JQPG 5.2), tree form."""
-    validate_plan(sp, TreePlan(root))
-    return exp_cost(log_throughput_tree(_model(sp, stats, CONTIGUITY), root))
 
 
 def plan_log_cost(sp: SimplePattern, plan, stats: Statistics, *, alpha: float = 0.0, seq_selectivity: bool = False) -> float:

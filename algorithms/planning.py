@@ -18,8 +18,7 @@ from cep.plans import PatternPlan
 from cep.statistics import Statistics
 
 from algorithms.cost_model import ClauseCostModel
-from algorithms.costs import ClauseCost, clause_cost, pattern_log_cost
-from algorithms.logspace import exp_cost, format_log_cost
+from algorithms.costs import ClauseCost, clause_cost, exp_cost, format_log_cost, pattern_log_cost
 from algorithms.registry import get_planner
 
 

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from cep.dnf import KLEENE, SimplePattern
 from cep.pattern import Window, WindowKind
 from cep.statistics import Statistics
-
-from algorithms.logspace import NEG_INF, log_of, log_sum
 
 
 def total_rate(stats: Statistics) -> float:
@@ -61,9 +61,9 @@ def log_subset_count(k: float, min_size: int = 1, max_size: int | None = None) -
     if max_size is None:
         return k * math.log(2.0)
     if k <= 0.0 or max_size < min_size:
-        return NEG_INF
+        return -math.inf
     log_k = math.log(k)
-    return log_sum([s * log_k - math.lgamma(s + 1.0) for s in range(min_size, max_size + 1)])
+    return np.logaddexp.reduce([s * log_k - math.lgamma(s + 1.0) for s in range(min_size, max_size + 1)])
 
 
 def log_window_counts(sp: SimplePattern, stats: Statistics) -> dict[str, float]:
@@ -73,5 +73,5 @@ def log_window_counts(sp: SimplePattern, stats: Statistics) -> dict[str, float]:
     for name in sp.positive:
         v = sp.var[name]
         k = window_event_count(v.type, stats, sp.window)
-        out[name] = log_subset_count(k, v.min_size, v.max_size) if v.kind == KLEENE else log_of(k)
+        out[name] = log_subset_count(k, v.min_size, v.max_size) if v.kind == KLEENE else (math.log(k) if k > 0 else -math.inf)
     return out

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from calendar import timegm
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -259,14 +259,15 @@ def decode_nasdaq_row(row: Sequence[str]) -> tuple[str, float, list[float]]:
     return ticker, float(timegm((y, mo, d, h, mi, 0, 0, 0, 0))), values
 
 
-def _slow_nasdaq(p: Path) -> EventColumns:
-    """Row-by-row decoding with the row-by-row reader's error messages (file, row, field)."""
+def nasdaq_rows(path: Path, skip: Callable[[str], None] | None = None) -> Iterator[tuple[str, float, tuple]]:
+    """The decoded rows of an eoddata minute file, in order: ``(ticker, timestamp, values)``.
+
+    A row that does not decode, or whose timestamp goes backwards, raises a :class:`StreamError`
+    naming the file, the row and the field -- or, with ``skip``, is handed to ``skip(message)`` and
+    left out.  Blank lines are ignored.  The one row loop of both NASDAQ text readers."""
     import csv
 
-    names: dict[str, int] = {}
-    codes: list[int] = []
-    tss: list[float] = []
-    vals: list[list[float]] = [[] for _ in NASDAQ_COLUMNS[2:]]
+    p = Path(path)
     last = -math.inf
     try:
         f = p.open(newline="")
@@ -277,25 +278,35 @@ def _slow_nasdaq(p: Path) -> EventColumns:
             for rowno, row in enumerate(csv.reader(f), start=1):
                 if not row or (len(row) == 1 and not row[0].strip()):
                     continue
-                where = f"{p}: row {rowno}"
                 try:
                     ticker, ts, values = decode_nasdaq_row(row)
+                    if ts < last:
+                        raise ValueError(f"field timestamp: {row[1]} is earlier than the previous row's; timestamps must not go backwards")
                 except ValueError as e:
-                    raise StreamError(f"{where}: {e}") from None
-                for k, v in enumerate(values):
-                    vals[k].append(v)
-                if ts < last:
-                    raise StreamError(
-                        f"{where}: field timestamp: {row[1]} is earlier than the previous row's; "
-                        "timestamps must not go backwards"
-                    )
+                    msg = f"{p}: row {rowno}: {e}"
+                    if skip is None:
+                        raise StreamError(msg) from None
+                    skip(msg)
+                    continue
                 last = ts
-                codes.append(names.setdefault(ticker, len(names)))
-                tss.append(ts)
+                yield ticker, ts, values
         except UnicodeDecodeError as e:
             raise StreamError(f"{p}: not a text file ({e.reason})") from None
         except csv.Error as e:
             raise StreamError(f"{p}: cannot parse CSV ({e})") from None
+
+
+def _slow_nasdaq(p: Path) -> EventColumns:
+    """Row-by-row decoding with the row-by-row reader's error messages (file, row, field)."""
+    names: dict[str, int] = {}
+    codes: list[int] = []
+    tss: list[float] = []
+    vals: list[list[float]] = [[] for _ in NASDAQ_COLUMNS[2:]]
+    for ticker, ts, values in nasdaq_rows(p):
+        for k, v in enumerate(values):
+            vals[k].append(v)
+        codes.append(names.setdefault(ticker, len(names)))
+        tss.append(ts)
     code_arr = np.asarray(codes, dtype=np.int64)
     columns = {c: np.asarray(v, dtype=np.float64) for c, v in zip(NASDAQ_COLUMNS[2:], vals)}
     columns["diff"] = _diff_by_type(columns["close"], code_arr)

@@ -11,16 +11,12 @@ calls ``f(e1, e2)`` on :class:`cep.events.Event` objects with no interpretation 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Callable, Union
 
 COMPARISON_OPS = ("<", "<=", ">", ">=", "=", "!=")
 ARITH_OPS = ("+", "-", "*", "/")
 
-_PY_OP = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "=": "==", "!=": "!="}
-_NEGATED_OP = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "=": "!=", "!=": "="}
-_MIRRORED_OP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "=", "!=": "!="}
 
 
 @dataclass(frozen=True)
@@ -107,10 +103,6 @@ def expression_divides(expr: Expr) -> bool:
     return False
 
 
-def _py_source(expr: Expr, argname: Callable[[str], str]) -> str:
-    return expression_source(expr, lambda a: f"{argname(a.var)}.attrs[{a.name!r}]")
-
-
 def _strip_outer(s: str) -> str:
     if s.startswith("(") and s.endswith(")"):
         depth = 0
@@ -151,46 +143,12 @@ class Comparison:
     def __str__(self) -> str:
         return f"{_strip_outer(str(self.left))} {self.op} {_strip_outer(str(self.right))}"
 
-    def python_source(self, argname: Callable[[str], str] = lambda v: v) -> str:
-        """A Python expression for this comparison; variables are named by ``argname``."""
-        return f"({_py_source(self.left, argname)} {_PY_OP[self.op]} {_py_source(self.right, argname)})"
-
-    def compile(self, args: tuple[str, ...] | None = None) -> Callable[..., bool]:
-        """A callable ``f(*events)`` taking one event per variable in ``args`` (default: sorted variables).
-
-        Division by zero makes the comparison false rather than raising.
-        """
-        args = tuple(sorted(self.variables)) if args is None else tuple(args)
-        missing = self.variables - set(args)
-        assert not missing, f"compile args {args} miss variables {sorted(missing)}"
-        names = {v: f"_v{i}" for i, v in enumerate(args)}
-        body = self.python_source(lambda v: names[v])
-        src = f"def _cond({', '.join(names[v] for v in args)}):\n"
-        if self._divides():
-            src += f"    try:\n        return {body}\n    except ZeroDivisionError:\n        return False\n"
-        else:
-            src += f"    return {body}\n"
-        ns: dict = {}
-        exec(compile(src, f"<condition {self}>", "exec"), ns)  # noqa: S102 - generated from our own AST
-        fn = ns["_cond"]
-        fn.__doc__ = str(self)
-        return fn
-
     def evaluate(self, binding: dict) -> bool:
         """Evaluate on ``binding`` (variable -> Event); for tests and the brute-force matcher."""
         try:
             return _compare(self.op, _eval(self.left, binding), _eval(self.right, binding))
         except ZeroDivisionError:
             return False
-
-    def _divides(self) -> bool:
-        return expression_divides(self.left) or expression_divides(self.right)
-
-    def negated(self) -> "Comparison":
-        return Comparison(_NEGATED_OP[self.op], self.left, self.right)
-
-    def mirrored(self) -> "Comparison":
-        return Comparison(_MIRRORED_OP[self.op], self.right, self.left)
 
     def rename(self, mapping: dict[str, str]) -> "Comparison":
         return Comparison(self.op, _rename(self.left, mapping), _rename(self.right, mapping))
@@ -240,7 +198,3 @@ def _compare(op: str, a: float, b: float) -> bool:
 def selectivity_key(variables) -> str:
     """Canonical statistics key of a set of variable names: sorted and comma-joined (``"a,g"``)."""
     return ",".join(sorted(variables))
-
-
-def is_finite_number(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)

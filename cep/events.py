@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Mapping, Sequence
+from typing import Iterator, Sequence
 
-from cep.errors import StreamError
 
 
 class Event:
@@ -63,19 +62,6 @@ class EventStream(Sequence[Event]):
         if not self.attributes and self.events:
             self.attributes = tuple(self.events[0].attrs)
 
-    @classmethod
-    def from_events(cls, events: Iterable[Event], source: str = "<memory>", check_order: bool = True) -> "EventStream":
-        """Build a stream, renumbering positions; raise StreamError if timestamps go backwards."""
-        evs = list(events)
-        if check_order:
-            for i in range(1, len(evs)):
-                if evs[i].ts < evs[i - 1].ts:
-                    raise StreamError(
-                        f"{source}: event {i} (type {evs[i].type!r}) has timestamp {evs[i].ts} "
-                        f"earlier than the previous event's {evs[i - 1].ts}: timestamps must not go backwards"
-                    )
-        return cls(evs, source)
-
     def __len__(self) -> int:
         return len(self.events)
 
@@ -97,28 +83,3 @@ class EventStream(Sequence[Event]):
     def span_seconds(self) -> float:
         """Time between the first and the last event (0 for fewer than two events)."""
         return self.events[-1].ts - self.events[0].ts if len(self.events) > 1 else 0.0
-
-    def select_types(self, types: Iterable[str]) -> "EventStream":
-        """The substream of the given types, renumbered from 0 (copies the events)."""
-        keep = set(types)
-        return EventStream(
-            [Event(e.type, e.ts, e.attrs) for e in self.events if e.type in keep], self.source, self.attributes
-        )
-
-    def head(self, n: int) -> "EventStream":
-        return EventStream([Event(e.type, e.ts, e.attrs) for e in self.events[:n]], self.source, self.attributes)
-
-    def repeat_shifted(self, copies: int, shift_seconds: float) -> "EventStream":
-        """``copies`` copies of the stream, copy k shifted k * ``shift_seconds`` later.
-
-        The shift must exceed the stream's span, so that the copies do not interleave.
-        """
-        if copies < 1:
-            raise ValueError("copies must be >= 1")
-        if copies > 1 and shift_seconds <= self.span_seconds:
-            raise ValueError(f"shift {shift_seconds}s must exceed the stream span {self.span_seconds}s")
-        out = [Event(e.type, e.ts + k * shift_seconds, e.attrs) for k in range(copies) for e in self.events]
-        return EventStream(out, f"{self.source} x{copies}", self.attributes)
-
-    def to_records(self) -> list[Mapping]:
-        return [{"type": e.type, "ts": e.ts, **e.attrs} for e in self.events]

@@ -69,11 +69,6 @@ class Statistics:
                 f"{', '.join(map(repr, missing))} of the pattern"
             )
 
-    def with_selectivities(self, sels: Mapping[str, float]) -> "Statistics":
-        merged = dict(self.selectivities)
-        merged.update({_normalize_key(k): v for k, v in sels.items()})
-        return Statistics(self.rates, merged, self.source)
-
     # ---- JSON ----------------------------------------------------------------------------------
     def to_dict(self) -> dict:
         return {"rates": dict(self.rates), "selectivities": dict(self.selectivities)}

@@ -13,11 +13,18 @@ lookups.  In the generated code
     order (every subset, JQPG Section 4: KL); an internal node holds tuples ``(m, slot, ...)`` where
     ``m`` is the smallest event index of the instance and the slots follow the node's leaf order;
   * ``fp`` is the window frontier: the first index whose key lies within the window of the newest
-    event; an instance with ``m < fp`` has expired (``cnt[m]`` counts live instances by ``m``, so
-    expiry subtracts them from ``live`` exactly, while the lists are trimmed lazily);
+    event; an instance with ``m < fp`` has expired (``cnt[m]`` counts live partial matches by ``m``
+    and ``cntb[m]`` live buffered events, so expiry subtracts them from ``live`` and ``buf`` exactly,
+    while the lists are trimmed lazily).  Under strict contiguity a match spans at most as many
+    stream positions as it has events, so the frontier also moves past every index more than that
+    many positions back (``CSPAN``);
   * a full match of clause ``k`` is appended to ``B`` as ``(k, slots)`` (slots in the clause's
     positive-variable order), or, when the clause has negated variables, parked in ``PDk`` until its
     release point (:mod:`cep.semantics`, "Release").
+
+A join path nested deeper than :data:`MAX_NESTING` loops (Python allows 20 nested blocks) continues
+in a generated function ``UP<k>_<node>`` that takes the new instance of that node, so patterns of
+any size compile.
 
 The runtime (:mod:`evaluators.runtime`) orders, selects and reports what the loop produces.
 """
@@ -32,13 +39,18 @@ from cep.pattern import SeqOrder, Strategy, WindowKind
 from evaluators.join_plan import JoinNode, JoinPlan
 
 
+#: the deepest loop nesting of a join path before it continues in a function of its own
+MAX_NESTING = 15
+
+
 @dataclass
 class ListSpec:
-    """A stored list of the generated code, for the runtime's trimming and purging."""
+    """A stored list of the generated code, for the runtime's trimming and purging.  Entries of an
+    "event" list are buffered events (``cntb``); entries of "kleene" and "node" lists are partial
+    matches (``cnt``); "negation" lists are not state of the match search."""
 
     name: str
     layout: str  # "event" (event indices), "kleene" (tuples of indices), "node" (tuples (m, slots...)), "negation"
-    counted: bool
     slot_kinds: tuple[bool, ...] = ()  # for "node": True where a slot is a Kleene tuple
 
 
@@ -61,10 +73,12 @@ class Program:
     clauses: list[ClauseInfo]
     window_kind: WindowKind
     span_limit: float
+    position_span: int | None  # strict contiguity: the largest position span of a match (None: unbounded)
     strategy: Strategy
     partition_attribute: str | None
     kind: str
     plans: list[JoinPlan] = field(default_factory=list)
+    meter: bool = False
     report_source: str = ""
     make_report: object = None
 
@@ -87,10 +101,24 @@ class _Src:
         return "\n".join(self.lines) + "\n"
 
 
+#: bytes of state entries in CPython 3.11 (64-bit): a list slot is 8, a tuple of n items 40 + 8n,
+#: an int above 256 is 28 (an event index, kept alive by the buffer that holds it)
+BUFFERED_EVENT_BYTES = 8 + 28
+
+
+def node_entry_bytes(slots: int) -> int:
+    """A partial match ``(m, slot, ...)`` with ``slots`` slots: its list slot and its tuple."""
+    return 8 + 40 + 8 * (slots + 1)
+
+
+KLEENE_ENTRY_BYTES = "(48 + 8 * len(s))"  # list slot + tuple of the subset's indices
+
+
 class _Names:
     """Identifiers of the generated code."""
 
-    def __init__(self) -> None:
+    def __init__(self, meter: bool = False) -> None:
+        self.meter = meter
         self.attrs: dict[str, int] = {}
         self.helpers: list[str] = []  # source of helper functions (defined inside run)
         self.n_helpers = 0
@@ -99,10 +127,13 @@ class _Names:
         return f"A{self.attrs.setdefault(name, len(self.attrs))}"
 
 
-def compile_program(plans: list[JoinPlan], *, kind: str) -> Program:
-    """Generate and compile the hot loop for the clauses of one pattern (one join plan each)."""
+def compile_program(plans: list[JoinPlan], *, kind: str, meter: bool = False) -> Program:
+    """Generate and compile the hot loop for the clauses of one pattern (one join plan each).
+
+    ``meter``: also count the bytes of the state (``nbytes``, peak ``peakbytes``; entry sizes as
+    :data:`BUFFERED_EVENT_BYTES` and :func:`node_entry_bytes`) -- for an untimed memory run."""
     sp0 = plans[0].sp
-    names = _Names()
+    names = _Names(meter)
     type_names: list[str] = []
     for jp in plans:
         for v in jp.sp.variables:
@@ -110,6 +141,7 @@ def compile_program(plans: list[JoinPlan], *, kind: str) -> Program:
                 type_names.append(v.type)
     lists: list[ListSpec] = []
     clause_gens = [_ClauseGen(jp, names, lists) for jp in plans]
+    position_span = _position_span(plans)
 
     # the per-event blocks, grouped by event type
     blocks = _Src()
@@ -133,7 +165,9 @@ def compile_program(plans: list[JoinPlan], *, kind: str) -> Program:
     src = _Src()
     src("def run(rt):")
     src.indent()
-    src("TS = rt.TS; KEY = rt.KEY; T = rt.T; P = rt.P; cnt = rt.cnt; B = rt.B")
+    src("TS = rt.TS; KEY = rt.KEY; T = rt.T; P = rt.P; cnt = rt.cnt; cntb = rt.cntb; B = rt.B")
+    if meter:
+        src("byt = rt.byt; nbytes = 0; peakbytes = 0")
     src("PA = rt.PA; PP = rt.PP")
     for name, i in names.attrs.items():
         src(f"A{i} = rt.columns[{i}]  # {name!r}")
@@ -144,8 +178,9 @@ def compile_program(plans: list[JoinPlan], *, kind: str) -> Program:
             src(f"{cg.info.pending} = rt.pending[{cg.k}]")
     src("perf = rt.perf; rt_flush = rt.flush; rt_release = rt.release; rt_trim = rt.trim; rt_cap = rt.cap_exceeded")
     src("bisect_right = rt.bisect_right")
-    src("cap = rt.cap; SPAN = rt.span_limit; W = rt.window_size")
-    src("live = rt.live; peak = rt.peak; fp = rt.fp; npend = rt.npend; relT = rt.relT")
+    src("cap = rt.cap; SPAN = rt.span_limit; W = rt.window_size; CSPAN = rt.position_span")
+    src("live = rt.live; buf = rt.buf; peak = rt.peak; peakb = rt.peakb; peaks = rt.peaks; tot = rt.tot")
+    src("fp = rt.fp; npend = rt.npend; relT = rt.relT; j = 0; t0 = 0.0")
     for h in names.helpers:
         for line in h.splitlines():
             src(line)
@@ -153,25 +188,46 @@ def compile_program(plans: list[JoinPlan], *, kind: str) -> Program:
     src.indent()
     src("t0 = perf()")
     src("thr = KEY[j] - SPAN")
+    expire = ["    live -= cnt[fp]", "    buf -= cntb[fp]"] + (["    nbytes -= byt[fp]"] if meter else []) + ["    fp += 1"]
     src("while KEY[fp] < thr:")
-    src("    live -= cnt[fp]")
-    src("    fp += 1")
+    src.lines.extend("    " * src.depth + line for line in expire)
+    if position_span is not None:
+        src("thr = P[j] - CSPAN")
+        src("while P[fp] < thr:")
+        src.lines.extend("    " * src.depth + line for line in expire)
     if any(cg.info.pending for cg in clause_gens):
         src("if npend and TS[j] > relT:")
-        src("    live -= rt_release(j, fp)")
+        src("    pl, pb, pby = rt_release(j, fp)")
+        src("    live -= pl; buf -= pb")
+        if meter:
+            src("    nbytes -= pby")
         src("    npend = rt.npend; relT = rt.relT")
     src("c = T[j]")
     src.lines.extend(blocks.lines)
+    src("tot += live")
     src("if live > peak:")
     src("    peak = live")
-    src("if live > cap:")
-    src("    rt_cap(live)")
+    src("    if live > cap:")
+    src("        rt_cap(live)")
+    src("if buf > peakb:")
+    src("    peakb = buf")
+    src("if live + buf > peaks:")
+    src("    peaks = live + buf")
+    if meter:
+        src("if nbytes > peakbytes:")
+        src("    peakbytes = nbytes")
     src("if B:")
-    src("    live -= rt_flush(j, t0, fp)")
+    src("    pl, pb, pby = rt_flush(j, t0, fp)")
+    src("    live -= pl; buf -= pb")
+    if meter:
+        src("    nbytes -= pby")
     src("if not j & 255:")
     src("    rt_trim(j, fp)")
     src.dedent()
-    src("rt.live = live; rt.peak = peak; rt.fp = fp; rt.npend = npend; rt.relT = relT")
+    src("rt.live = live; rt.buf = buf; rt.peak = peak; rt.peakb = peakb; rt.peaks = peaks; rt.tot = tot")
+    src("rt.fp = fp; rt.npend = npend; rt.relT = relT")
+    if meter:
+        src("rt.peakbytes = peakbytes")
 
     text = src.text()
     ns: dict = {}
@@ -190,11 +246,33 @@ def compile_program(plans: list[JoinPlan], *, kind: str) -> Program:
         clauses=[cg.info for cg in clause_gens],
         window_kind=sp0.window.kind,
         span_limit=float(sp0.window.span_limit),
+        position_span=position_span,
         strategy=sp0.strategy,
         partition_attribute=sp0.partition_attribute,
         kind=kind,
         plans=list(plans),
+        meter=meter,
     )
+
+
+def _position_span(plans: list[JoinPlan]) -> int | None:
+    """Under strict contiguity, the largest ``max P - min P`` of a match of any clause (its number of
+    events minus one; Kleene variables at their largest size); None when unbounded or not strict."""
+    if plans[0].sp.strategy is not Strategy.STRICT:
+        return None
+    spans = []
+    for jp in plans:
+        total = 0
+        for v in jp.sp.positive:
+            var = jp.sp.var[v]
+            if v in jp.sp.kleene:
+                if var.max_size is None:
+                    return None
+                total += var.max_size
+            else:
+                total += 1
+        spans.append(total - 1)
+    return max(spans)
 
 
 class _ClauseGen:
@@ -213,12 +291,14 @@ class _ClauseGen:
                 layout = "kleene" if node.var in self.kleene else "event"
                 if node.is_root and layout == "event":
                     continue
-                lists.append(ListSpec(self.list_name(node), layout, node.counted or node.is_root))
+                lists.append(ListSpec(self.list_name(node), layout))
             elif not node.is_root:
-                lists.append(ListSpec(self.list_name(node), "node", node.counted, tuple(v in self.kleene for v in node.vars)))
+                lists.append(ListSpec(self.list_name(node), "node", tuple(v in self.kleene for v in node.vars)))
         for n in sp.negated:
-            lists.append(ListSpec(self.neg_buffer(n), "negation", False))
+            lists.append(ListSpec(self.neg_buffer(n), "negation"))
         self.kill_fns = {n: self._kill_function(n) for n in sp.negated}
+        self.continuations: set[int] = set()
+        self.nodes = {node.id: node for node in jp.nodes}
 
     # ---- names -----------------------------------------------------------------------------
     def x(self, v: str) -> str:
@@ -367,13 +447,16 @@ class _ClauseGen:
                 src(f"    if len(s) >= {var.max_size}: continue")
             if self.strict:
                 src("    if not (TS[s[-1]] < TS[j]): continue")
+            for check in self.kleene_contiguity(v, "s[-1]", "j"):
+                src(f"    if not ({check}): continue")
             src("    new.append(s + (j,))")
             src(f"{name}.extend(new)")
-            if leaf.counted or leaf.is_root:
-                src("for s in new:")
-                src("    cnt[s[0]] += 1")
-                src("live += len(new)")
-                src("if live > cap: rt_cap(live)")
+            src("for s in new:")
+            src("    cnt[s[0]] += 1")
+            if self.names.meter:
+                src(f"    byt[s[0]] += {KLEENE_ENTRY_BYTES}; nbytes += {KLEENE_ENTRY_BYTES}")
+            src("live += len(new)")
+            src("if live > cap: rt_cap(live)")
             src(f"for {x} in new:")
             src.indent()
             if var.min_size > 1:
@@ -386,18 +469,65 @@ class _ClauseGen:
                 src(f"if not {_cond_source(c, {v: x}, self.names)}: continue")
             if not leaf.is_root:
                 src(f"{self.list_name(leaf)}.append({x})")
-                if leaf.counted:
-                    src(f"cnt[{x}] += 1")
-                    src("live += 1")
+                src(f"cntb[{x}] += 1")
+                src("buf += 1")
+                if self.names.meter:
+                    src(f"byt[{x}] += {BUFFERED_EVENT_BYTES}; nbytes += {BUFFERED_EVENT_BYTES}")
             m = x
-        node = leaf
+        self.path_up(src, leaf, m, nesting=2)
+        src.depth = depth0
+
+    def path_up(self, src: _Src, node: JoinNode, m: str, nesting: int) -> None:
+        """From a new instance of ``node`` (smallest index ``m``) up to the root; past
+        :data:`MAX_NESTING` loops the path continues in a function of its own."""
         level = 0
         while not node.is_root:
+            if nesting >= MAX_NESTING:
+                fn = self.continuation(node)
+                src(f"{fn}({m}, {', '.join(self.x(v) for v in node.vars)})")
+                return
             level += 1
             m = self.join_step(src, node, level, m)
             node = node.parent
+            nesting += 1
         self.completion(src, m)
-        src.depth = depth0
+
+    def continuation(self, node: JoinNode) -> str:
+        """``UP<k>_<id>(m, slots...)``: the rest of the join path above ``node`` for a new instance of
+        it, defined inside the generated ``run`` (it shares the run's counters)."""
+        fn = f"UP{self.k}_{node.id}"
+        if node.id in self.continuations:
+            return fn
+        self.continuations.add(node.id)
+        body = _Src()
+        body(f"def {fn}(m0, {', '.join(self.x(v) for v in node.vars)}):")
+        body.indent()
+        body("nonlocal live, buf, npend, relT" + (", nbytes" if self.names.meter else ""))
+        self.path_up(body, node, "m0", nesting=0)
+        self.names.helpers.append(body.text())
+        return fn
+
+    def kleene_contiguity(self, v: str, prev: str, new: str) -> list[str]:
+        """Checks that a Kleene element ``new`` may follow ``prev`` under the clause's contiguity."""
+        if v not in self.jp.contiguous_kleene:
+            return []
+        st = self.sp.strategy
+        if st is Strategy.STRICT:
+            return [f"P[{prev}] + 1 == P[{new}]"]
+        if st is Strategy.PARTITION:
+            return [f"PA[{prev}] == PA[{new}]", f"PP[{prev}] + 1 == PP[{new}]"]
+        return []
+
+    def join_contiguity(self, node: JoinNode) -> list[str]:
+        """Contiguity checks where the two children of ``node`` meet (:mod:`evaluators.join_plan`)."""
+        st = self.sp.strategy
+        if st not in (Strategy.STRICT, Strategy.PARTITION):
+            return []
+        key = "P" if st is Strategy.STRICT else "PP"
+        out = [f"{key}[{self.max_idx(u)}] + 1 == {key}[{self.min_idx(v)}]" for u, v in node.adjacent_pairs]
+        if st is Strategy.PARTITION:
+            out.insert(0, f"PA[{self.min_idx(node.left.vars[0])}] == PA[{self.min_idx(node.right.vars[0])}]")
+        return out
 
     def join_step(self, src: _Src, child: JoinNode, level: int, m: str) -> str:
         """Combine the new instance of ``child`` with each live instance of its sibling."""
@@ -423,6 +553,8 @@ class _ClauseGen:
             src(f"for {targets} in {self.list_name(sib)}:")
             src.indent()
             src(f"if {ms} < fp: continue")
+        for check in self.join_contiguity(node):
+            src(f"if not ({check}): continue")
         for u, v in node.order_pairs:
             src(f"if not ({self.order_check(u, v)}): continue")
         for u, v in node.distinct_pairs:
@@ -437,14 +569,17 @@ class _ClauseGen:
         if not node.is_root:
             slots = ", ".join([mn] + [self.x(v) for v in node.vars])
             src(f"{self.list_name(node)}.append(({slots}))")
-            if node.counted:
-                src(f"cnt[{mn}] += 1")
-                src("live += 1")
-                src("if live > cap: rt_cap(live)")
+            src(f"cnt[{mn}] += 1")
+            src("live += 1")
+            if self.names.meter:
+                size = node_entry_bytes(len(node.vars))
+                src(f"byt[{mn}] += {size}; nbytes += {size}")
+            src("if live > cap: rt_cap(live)")
         return mn
 
     def completion(self, src: _Src, m: str) -> None:
-        """A full match of the clause: contiguity filters, remaining negation checks, report/park."""
+        """A full match of the clause: the exact contiguity test, remaining negation checks,
+        report/park."""
         sp = self.sp
         if sp.strategy in (Strategy.STRICT, Strategy.PARTITION):
             key = "P" if sp.strategy is Strategy.STRICT else "PP"

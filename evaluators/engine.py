@@ -2,26 +2,32 @@
 
     result = evaluate(pattern, plan, events, evaluator="auto")
     result.matches   # list[cep.Match], in the canonical order of cep.semantics
-    result.metrics   # {"events", "matches", "throughput_eps", "peak_partial_matches",
-                     #  "peak_memory_bytes", "latency_ms_mean", "latency_ms_p95", "elapsed_s"}
+    result.metrics   # see METRIC_NAMES
 
 ``events`` is an :class:`~cep.events.EventStream` (or any iterable of events), an
 :class:`~cep.columnar.EventColumns`, or a zero-argument callable returning either -- e.g.
-``lambda: read_nasdaq_text_columns(path)``.  The clock starts before that callable is called, so
-with a callable the throughput covers decoding the file, as OpenCEP's run time does; compiling the
-plan happens before and is not timed (like planning).
+``lambda: read_nasdaq_text_columns(path)``.  The whole stream enters the evaluator, which discards
+the events of types its pattern does not mention; compiling the plan happens before and is not
+timed (like planning).
 
-Metrics (JQPG Section 6.2 and issue [3 of 4]):
+Metrics (JQPG Section 6.2):
   * ``events``: events in the stream (of every type);
-  * ``throughput_eps``: ``events / elapsed_s``, where ``elapsed_s`` runs from asking for the first
-    event to reporting the last match (decoding included);
-  * ``peak_partial_matches``: the largest number of live partial matches (instances that can still
-    be extended within the window) after any event -- per :mod:`evaluators.tree` and
-    :mod:`evaluators.nfa` for what each evaluator counts;
-  * ``peak_memory_bytes``: the peak of memory allocated by the run over the memory in use when it
-    started (``tracemalloc``; decoded events, buffers, partial matches and reported matches), measured
-    in a second, untimed run -- tracing slows Python ten-fold or more, so it must not touch the timed
-    run; a loader is called again for it; ``None`` with ``measure_memory=False``;
+  * ``decode_s``: time to turn the input into columns (calling a loader, decoding a file,
+    converting event objects), timed apart from detection;
+  * ``elapsed_s``: detection time, from the columns to the last reported match (discarding the
+    events of other types included);
+  * ``throughput_eps``: ``events / elapsed_s``, over the whole stream;
+  * ``peak_partial_matches``: the largest number of live partial matches (instances of two or more
+    events, and Kleene subsets) after any event; ``peak_buffered_events``: the same for the events
+    buffered for later joins; ``peak_state``: the largest sum of the two -- counted the same way on
+    both evaluators (:mod:`evaluators.join_plan`); ``mean_partial_matches``: the live partial
+    matches averaged over the events of the pattern's types (what JQPG's cost models estimate:
+    the partial matches "expected to exist simultaneously");
+  * ``peak_memory_bytes``: the peak bytes of that state -- each entry's list slot, its tuple and
+    the event index it keeps alive, as CPython lays them out (:mod:`evaluators.codegen`) -- metered
+    in a second, untimed run (metering slows the loop, so it must not touch the timed run); the
+    input, the reported matches and the interpreter are not counted; ``None`` with
+    ``measure_memory=False``;
   * ``latency_ms_mean`` / ``latency_ms_p95``: per match, from the moment its last event was taken
     from the stream to the moment it was reported (JQPG Section 5.1); ``None`` without matches.
 
@@ -34,7 +40,6 @@ from __future__ import annotations
 
 import gc
 import time
-import tracemalloc
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Union
@@ -60,11 +65,15 @@ METRIC_NAMES = (
     "events",
     "matches",
     "throughput_eps",
+    "elapsed_s",
+    "decode_s",
     "peak_partial_matches",
+    "mean_partial_matches",
+    "peak_buffered_events",
+    "peak_state",
     "peak_memory_bytes",
     "latency_ms_mean",
     "latency_ms_p95",
-    "elapsed_s",
 )
 
 DEFAULT_MAX_PARTIAL_MATCHES = 1_000_000
@@ -133,26 +142,29 @@ def run_program(
     collect_matches: bool = True,
 ) -> EvaluationResult:
     cap = float("inf") if max_partial_matches is None else max_partial_matches
-    if not callable(events) and not isinstance(events, EventColumns) and iter(events) is events:
-        # a one-shot iterator: the memory run must read it again
-        events = list(events)
+    t_decode = time.perf_counter()
+    cols = _as_columns(events() if callable(events) else events)
+    decode_s = time.perf_counter() - t_decode
     with _no_cyclic_gc():
         t_start = time.perf_counter()
-        cols = _as_columns(events() if callable(events) else events)
         rt = Runtime(program, prepare(program, cols), cap=cap, collect_matches=collect_matches)
         rt.run()
         elapsed = time.perf_counter() - t_start
-    peak_bytes = _peak_memory(program, events, cap, collect_matches) if measure_memory else None
+    peak_bytes = _state_bytes(program, cols, cap) if measure_memory else None
     lat_mean, lat_p95 = latency_summary(rt.latencies)
     metrics = {
         "events": len(cols),
         "matches": rt.n_matches,
         "throughput_eps": len(cols) / elapsed if elapsed > 0 else float("inf"),
+        "elapsed_s": elapsed,
+        "decode_s": decode_s,
         "peak_partial_matches": rt.peak,
+        "mean_partial_matches": rt.tot / rt.n if rt.n else 0.0,
+        "peak_buffered_events": rt.peakb,
+        "peak_state": rt.peaks,
         "peak_memory_bytes": peak_bytes,
         "latency_ms_mean": lat_mean,
         "latency_ms_p95": lat_p95,
-        "elapsed_s": elapsed,
     }
     return EvaluationResult(rt.matches, metrics, program.kind, program)
 
@@ -192,21 +204,12 @@ def _as_columns(events) -> EventColumns:
     return EventColumns.from_events(events)
 
 
-def _peak_memory(program: Program, events, cap: float, collect: bool) -> int:
-    """Peak bytes allocated by a second run under tracemalloc (a loader is called inside it)."""
-    source = events
-    was_tracing = tracemalloc.is_tracing()
-    if not was_tracing:
-        tracemalloc.start()
-    try:
-        base, _ = tracemalloc.get_traced_memory()
-        tracemalloc.reset_peak()
-        with _no_cyclic_gc():
-            cols = _as_columns(source() if callable(source) else source)
-            rt = Runtime(program, prepare(program, cols), cap=cap, collect_matches=collect)
-            rt.run()
-            _, peak = tracemalloc.get_traced_memory()
-    finally:
-        if not was_tracing:
-            tracemalloc.stop()
-    return max(0, peak - base)
+def _state_bytes(program: Program, cols: EventColumns, cap: float) -> int:
+    """The peak bytes of the evaluator's state -- buffered events and partial matches, each its list
+    slot, its tuple and the event index it keeps alive (:mod:`evaluators.codegen`) -- in a second,
+    untimed run of the plan compiled with byte metering."""
+    metered = compile_program(program.plans, kind=program.kind, meter=True)
+    with _no_cyclic_gc():
+        rt = Runtime(metered, prepare(metered, cols), cap=cap, collect_matches=False, record_latency=False)
+        rt.run()
+    return int(rt.peakbytes)

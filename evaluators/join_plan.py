@@ -21,7 +21,20 @@ Where each check goes (cep.semantics is the definition of what must hold):
   * a negated variable ``n``, at the lowest node holding ``D(n)`` (:func:`cep.plans.negation_nodes`,
     JQPG Section 4), when no positive variable outside that node has ``n``'s type; otherwise (an
     event that could kill there might still be bound by the missing variable) at the root.  An early
-    check sees the events of ``n``'s type that arrived so far; the root re-checks the later ones.
+    check sees the events of ``n``'s type that arrived so far; the root re-checks the later ones;
+  * strict and partition contiguity (JQPG 5.2, cep.semantics): under ``SEQ_ORDER strict``, a pair
+    ``(u, v)`` that must be adjacent in every match -- ``u`` precedes ``v`` and every other positive
+    variable precedes ``u`` or follows ``v`` -- is checked where ``u`` and ``v`` meet (the last event
+    of ``u`` immediately before the first of ``v``: in the stream, or in the partition), so that a
+    partial match is pruned as soon as it breaks contiguity.  (Under the default non-decreasing
+    order, events with equal timestamps may sit in either order, so no pair is adjacent for sure.)
+    Under partition contiguity every join also requires both sides to lie in one partition.  The
+    span of a match is bounded by its size, which the evaluators enforce as a second window frontier
+    (:mod:`evaluators.codegen`).
+
+State, counted the same way by both evaluators: every event a plain leaf buffers is a *buffered
+event*; every instance stored at a Kleene leaf (a subset of events) or at an internal node below the
+root is a *partial match*.  The root's instances are matches, reported rather than stored.
 """
 
 from __future__ import annotations
@@ -31,22 +44,23 @@ from itertools import count
 
 from cep.conditions import Comparison
 from cep.dnf import SimplePattern
+from cep.pattern import SeqOrder, Strategy
 from cep.plans import Tree, negation_nodes, tree_leaves
 
 
 @dataclass(eq=False)
 class JoinNode:
     """A node of the join plan; ``vars`` lists its leaves in tree order (the slot order of its
-    instances).  ``counted``: its stored instances count as partial matches in the metrics."""
+    instances)."""
 
     id: int
     vars: tuple[str, ...]
     left: "JoinNode | None" = None
     right: "JoinNode | None" = None
     parent: "JoinNode | None" = None
-    counted: bool = True
     # checks placed here (internal nodes)
     order_pairs: list[tuple[str, str]] = field(default_factory=list)
+    adjacent_pairs: list[tuple[str, str]] = field(default_factory=list)  # contiguity
     distinct_pairs: list[tuple[str, str]] = field(default_factory=list)
     conditions: list[Comparison] = field(default_factory=list)
     negations: list[str] = field(default_factory=list)  # early negation checks
@@ -68,13 +82,6 @@ class JoinNode:
         assert self.parent is not None
         return self.parent.right if self.parent.left is self else self.parent.left
 
-    def path_to_root(self) -> list["JoinNode"]:
-        out, n = [], self
-        while n is not None:
-            out.append(n)
-            n = n.parent
-        return out
-
     def nodes(self) -> list["JoinNode"]:
         """Post-order: children before parents."""
         if self.is_leaf:
@@ -93,17 +100,15 @@ class JoinPlan:
     root_negations: list[str]  # negated variables checked when a match completes (from index 0)
     early_negations: dict[str, JoinNode]  # negated variable -> node of its early check
     kind: str  # "tree" or "nfa"
+    contiguous_kleene: frozenset[str] = frozenset()  # Kleene variables whose elements must be adjacent
 
     @property
     def nodes(self) -> list[JoinNode]:
         return self.root.nodes()
 
 
-def build_join_plan(sp: SimplePattern, tree: Tree, *, kind: str, count_leaves: "set[str] | None" = None) -> JoinPlan:
-    """Place every check of ``sp`` on the join tree ``tree`` (nested pairs of positive variable names).
-
-    ``count_leaves``: the leaves whose buffered events count as partial matches (all by default, as
-    in Cost_tree; the lazy NFA counts only its first state's instances)."""
+def build_join_plan(sp: SimplePattern, tree: Tree, *, kind: str) -> JoinPlan:
+    """Place every check of ``sp`` on the join tree ``tree`` (nested pairs of positive variable names)."""
     ids = count()
 
     def build(t: Tree, parent: JoinNode | None) -> JoinNode:
@@ -111,15 +116,13 @@ def build_join_plan(sp: SimplePattern, tree: Tree, *, kind: str, count_leaves: "
         if isinstance(t, tuple):
             node.left = build(t[0], node)
             node.right = build(t[1], node)
-        elif count_leaves is not None:
-            node.counted = t in count_leaves
         return node
 
     root = build(tree, None)
-    root.counted = False  # the root's instances are matches, reported rather than stored
     leaves = {n.var: n for n in root.nodes() if n.is_leaf}
     positive = set(sp.positive)
     closure = _transitive_closure(sp.positive_precedence)
+    adjacent = adjacent_pairs(sp, closure)
 
     unary: dict[str, list[Comparison]] = {v.name: [] for v in sp.variables}
     for c in sp.conditions:
@@ -136,6 +139,7 @@ def build_join_plan(sp: SimplePattern, tree: Tree, *, kind: str, count_leaves: "
         ]
         cross = [(u, v) for (u, v) in closure if (u in lv and v in rv) or (u in rv and v in lv)]
         node.order_pairs = _reduce_pairs(cross, closure, lv)
+        node.adjacent_pairs = [(u, v) for (u, v) in adjacent if (u in lv and v in rv) or (u in rv and v in lv)]
         node.distinct_pairs = [(u, v) for u in node.left.vars for v in node.right.vars if sp.type_of(u) == sp.type_of(v)]
 
     early: dict[str, JoinNode] = {}
@@ -150,7 +154,30 @@ def build_join_plan(sp: SimplePattern, tree: Tree, *, kind: str, count_leaves: "
         else:
             node.negations.append(n)
             early[n] = node
-    return JoinPlan(sp, root, leaves, unary, root_negs, early, kind)
+    contiguous = frozenset(v for v in sp.kleene if kleene_is_contiguous(sp, closure, v))
+    return JoinPlan(sp, root, leaves, unary, root_negs, early, kind, contiguous)
+
+
+def adjacent_pairs(sp: SimplePattern, closure: set[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The pairs ``(u, v)`` of positive variables adjacent in every match of a contiguous clause under
+    ``SEQ_ORDER strict``: ``u`` precedes ``v`` and every other positive variable precedes ``u`` or
+    follows ``v`` (strictly later timestamps lie at later positions).  Empty for other clauses."""
+    if sp.strategy not in (Strategy.STRICT, Strategy.PARTITION) or sp.seq_order is not SeqOrder.STRICT:
+        return []
+    pos = sp.positive
+    out = []
+    for u, v in sorted(closure):
+        if all(w in (u, v) or (w, u) in closure or (v, w) in closure for w in pos):
+            out.append((u, v))
+    return out
+
+
+def kleene_is_contiguous(sp: SimplePattern, closure: set[tuple[str, str]], v: str) -> bool:
+    """Whether the elements of Kleene variable ``v`` must be adjacent to each other in a contiguous
+    match: under ``SEQ_ORDER strict``, when every other positive variable precedes or follows ``v``."""
+    if sp.strategy not in (Strategy.STRICT, Strategy.PARTITION) or sp.seq_order is not SeqOrder.STRICT:
+        return False
+    return all(w == v or (w, v) in closure or (v, w) in closure for w in sp.positive)
 
 
 def _transitive_closure(pairs) -> set[tuple[str, str]]:

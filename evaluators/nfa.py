@@ -15,8 +15,9 @@ pass the variable's own conditions), and the chain is driven by arrivals:
 This is the left-deep join of ``O`` evaluated by instance -- state ``k + 1`` is the left input of
 step ``k``, the buffer of ``v(k+1)`` its right input (JQPG Theorem 1) -- so the chain is compiled by
 the same join compiler as the tree evaluator; what differs is the shape (always left-deep, fixed by
-the order) and what counts as a partial match: the instances in states ``2..n`` (prefixes of one to
-``n - 1`` events, JQPG Section 3.1, Cost_ord), not the buffered events of ``v2..vn``.
+the order).  Its state is counted as the tree evaluator's (:mod:`evaluators.join_plan`): the
+instances of states ``3..n`` (prefixes of two to ``n - 1`` events) are partial matches, the events
+buffered for every variable (state 2 holds those of ``v1``) are buffered events.
 
 A negated variable is checked on the transition after which everything it depends on is bound
 (:func:`cep.plans.negation_steps`) -- unless a later variable has its type (an event that kills there
@@ -48,7 +49,7 @@ def join_plan(sp: SimplePattern, plan: Plan) -> JoinPlan:
         order = plan.order
     else:
         raise PlanError(f"the lazy NFA runs order plans, not {type(plan).__name__}")
-    jp = build_join_plan(sp, left_deep_tree(order), kind=NAME, count_leaves={order[0]})
+    jp = build_join_plan(sp, left_deep_tree(order), kind=NAME)
     # the early negation checks sit on the chain's transitions (negation_steps) -- the node of the
     # left-deep tree whose prefix is order[:step]
     steps = negation_steps(sp, order)

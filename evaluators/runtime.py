@@ -34,7 +34,7 @@ from cep.errors import PartialMatchLimitError
 from cep.matches import Match
 from cep.pattern import Strategy, WindowKind
 
-from evaluators.codegen import Program
+from evaluators.codegen import BUFFERED_EVENT_BYTES, ListSpec, Program, node_entry_bytes
 
 
 @dataclass
@@ -96,7 +96,7 @@ def _attribute_types(program: Program) -> dict[str, set[str]]:
 class Runtime:
     """State of one evaluation run; the generated loop reads its lists and calls its methods."""
 
-    def __init__(self, program: Program, data: Prepared, *, cap: float, collect_matches: bool) -> None:
+    def __init__(self, program: Program, data: Prepared, *, cap: float, collect_matches: bool, record_latency: bool = True) -> None:
         self.program = program
         self.T, self.TS, self.P, self.columns = data.T, data.TS, data.P, data.columns
         self.PA, self.PP = data.PA, data.PP
@@ -104,21 +104,30 @@ class Runtime:
         self.full_ts = data.full_ts
         self.n_total = data.n_total
         self.n = len(data.T)
-        self.cnt = [0] * (self.n + 1)
+        self.cnt = [0] * (self.n + 1)  # live partial matches by smallest event index
+        self.cntb = [0] * (self.n + 1)  # live buffered events by event index
+        self.byt = [0] * (self.n + 1) if program.meter else None  # bytes of live state by smallest index
+        self.peakbytes = None
         self.B: list = []
         self.lists = {ls.name: [] for ls in program.lists}
         self.pending = {c.index: [] for c in program.clauses if c.pending}
         self.span_limit = program.span_limit
         self.window_size = program.span_limit
+        self.position_span = program.position_span
         self.cap = cap
-        self.live = 0
-        self.peak = 0
+        self.live = 0  # live partial matches
+        self.buf = 0  # live buffered events
+        self.peak = 0  # peak of live partial matches
+        self.peakb = 0  # peak of live buffered events
+        self.peaks = 0  # peak of their sum: the evaluator's state
+        self.tot = 0  # sum over events of the live partial matches after each (for their mean)
         self.fp = 0
         self.npend = 0
         self.relT = float("inf")
         self.perf = time.perf_counter
         self.bisect_right = bisect.bisect_right
         self.collect = collect_matches
+        self.record_latency = record_latency
         self.next = program.strategy is Strategy.NEXT
         self.consumed = bytearray(self.n) if self.next else None
         self.matches: list[Match] = []
@@ -135,15 +144,17 @@ class Runtime:
         self.release(None, self.fp)
 
     # ---- called by the generated loop ----------------------------------------------------------
-    def flush(self, j: int, t0: float, fp: int) -> int:
-        """Report the matches completed by event ``j`` (phase 1); returns the partial matches purged."""
+    def flush(self, j: int, t0: float, fp: int) -> tuple[int, int, int]:
+        """Report the matches completed by event ``j`` (phase 1); returns the live partial matches,
+        buffered events and metered bytes purged (skip-till-next-match)."""
         batch = self.B[:]
         self.B.clear()
         return self._report(batch, t0, fp)
 
-    def release(self, j: int | None, fp: int) -> int:
+    def release(self, j: int | None, fp: int) -> tuple[int, int, int]:
         """Release the parked matches whose release point is event ``j`` (all of them at the end of
-        the stream, ``j`` None), before ``j`` is processed (phase 0)."""
+        the stream, ``j`` None), before ``j`` is processed (phase 0); returns what was purged, as
+        :meth:`flush` does."""
         out = []
         relT = float("inf")
         for k, pd in self.pending.items():
@@ -158,17 +169,20 @@ class Runtime:
         self.npend = sum(len(pd) for pd in self.pending.values())
         self.relT = relT
         if not out:
-            return 0
+            return 0, 0, 0
         groups: dict[int, tuple[list, list]] = {}
         for rel_t, rel_p, k, slots, t_arr in out:
             r = min(max(int(np.searchsorted(self.full_ts, rel_t, side="right")), int(rel_p)), self.n_total)
             entries, times = groups.setdefault(r, ([], []))
             entries.append((k, *slots))
             times.append(t_arr)
-        purged = 0
+        pm = pb = pby = 0
         for r in sorted(groups):
-            purged += self._report(*groups[r], fp)
-        return purged
+            a, b, c = self._report(*groups[r], fp)
+            pm += a
+            pb += b
+            pby += c
+        return pm, pb, pby
 
     def trim(self, j: int, fp: int) -> None:
         """Drop expired instances from the front of every list (expiry itself is exact via ``cnt``)."""
@@ -197,7 +211,7 @@ class Runtime:
         )
 
     # ---- reporting -----------------------------------------------------------------------------
-    def _report(self, batch: list, times, fp: int) -> int:
+    def _report(self, batch: list, times, fp: int) -> tuple[int, int, int]:
         """Report one batch of entries ``(k, slot, ...)`` sharing a release point, in canonical
         order; ``times`` is the arrival time of each entry's last event (or one for all)."""
         per_entry = isinstance(times, list)
@@ -209,14 +223,15 @@ class Runtime:
                 times = [times[i] for i in order]
             else:
                 batch.sort(key=lambda e: sk[e[0]](e))
-        purged = 0
+        purged = (0, 0, 0)
         if self.next:
             batch, times, purged = self._select_next(batch, times, fp)
-        now = self.perf()
-        if per_entry:
-            self.latencies.extend((now - t, 1) for t in times)
-        elif batch:
-            self.latencies.append((now - times, len(batch)))
+        if self.record_latency:
+            now = self.perf()
+            if per_entry:
+                self.latencies.extend((now - t, 1) for t in times)
+            elif batch:
+                self.latencies.append((now - times, len(batch)))
         self.n_matches += len(batch)
         if self.collect:
             mk = self._makers
@@ -238,14 +253,14 @@ class Runtime:
             accepted.append(e)
             if isinstance(times, list):
                 acc_times.append(times[i])
-        purged = self.purge(newly, fp) if newly else 0
+        purged = self.purge(newly, fp) if newly else (0, 0, 0)
         return accepted, (acc_times if isinstance(times, list) else times), purged
 
-    def purge(self, consumed: set[int], fp: int) -> int:
+    def purge(self, consumed: set[int], fp: int) -> tuple[int, int, int]:
         """Drop stored instances that contain a consumed event (skip-till-next-match); returns how
-        many live partial matches that removed."""
-        removed = 0
-        cnt = self.cnt
+        many live partial matches and buffered events that removed, and their metered bytes."""
+        pm = pb = pby = 0
+        cnt, cntb, byt = self.cnt, self.cntb, self.byt
         for lst, spec in self._specs:
             keep = []
             for inst in lst:
@@ -261,14 +276,31 @@ class Runtime:
                             hit = True
                             break
                 if hit:
-                    if spec.counted and m >= fp:
-                        cnt[m] -= 1
-                        removed += 1
+                    if m >= fp:
+                        if spec.layout == "event":
+                            cntb[m] -= 1
+                            pb += 1
+                        else:
+                            cnt[m] -= 1
+                            pm += 1
+                        if byt is not None:
+                            size = entry_bytes(spec, inst)
+                            byt[m] -= size
+                            pby += size
                 else:
                     keep.append(inst)
             if len(keep) != len(lst):
                 lst[:] = keep
-        return removed
+        return pm, pb, pby
+
+
+def entry_bytes(spec: ListSpec, inst) -> int:
+    """The metered bytes of one state entry (as the generated code counts them)."""
+    if spec.layout == "event":
+        return BUFFERED_EVENT_BYTES
+    if spec.layout == "kleene":
+        return 48 + 8 * len(inst)
+    return node_entry_bytes(len(inst) - 1)
 
 
 def _new_match(bindings) -> Match:

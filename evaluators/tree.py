@@ -9,8 +9,8 @@ reports.  A condition is checked at the lowest node holding all its variables, a
 lowest node holding the variables it depends on (JQPG Section 4, the NSEQ node).  An order plan runs
 here as its left-deep tree.
 
-Partial matches counted in the metrics are the instances stored at every node except the root,
-leaves included (JQPG Section 3.2, Cost_tree: ``PM(leaf) = W * r``).
+Its state is counted as the lazy NFA's (:mod:`evaluators.join_plan`): events buffered at leaves,
+and partial matches (instances) at the internal nodes below the root.
 """
 
 from __future__ import annotations

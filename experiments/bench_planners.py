@@ -1,8 +1,10 @@
 """``python -m experiments bench planners``: plan time and plan quality of every planner (JQPG Figure 7).
 
 For each pattern size, ``--patterns`` random sequence patterns are planned by every planner on
-seeded random statistics drawn as in JQPG 6.2 (rates 1-45 events/s, selectivities 0.002-0.88, about
-``n/2`` conditions between random pairs of events, a 20-minute window).  Printed per planner and
+seeded random statistics: each event type's expected events per window drawn log-uniformly from
+``--per-window`` (default 3-135: a 45x spread, as the papers' 1-45 events/s, at the density of the
+quick-scale replay), each condition's selectivity log-uniformly from ``--selectivities`` (default
+JQPG 6.2's 0.002-0.88), about ``n/2`` conditions between random pairs of events, a 20-minute window.  Printed per planner and
 size: the median plan generation time and the average normalized cost, "the cost of a plan
 generated for P by the empirically worst algorithm (the CEP-native EFREQ), divided by the cost of
 Pl" (higher is better).  Tree plans are normalized by EFREQ's order taken as a left-deep tree, so
@@ -13,10 +15,9 @@ each plan is compared with EFREQ in its own cost model.
 The exact planners fall back to a heuristic above their ``max_variables`` budget (``--dp-ld-max``,
 ``--dp-b-max``); the ``fallbacks`` column counts the patterns where that happened.
 
-With the JQPG 6.2 parameters every event type has ``W * r >= 1200`` events per window, so the
-partial matches of the full pattern (the same for every plan) dominate every plan's cost and all
-normalized costs come out within a few per mille of 1.  Plans differ by orders of magnitude when
-windows hold few events and conditions are dense, e.g. ``--window 1 --conditions 1.5``.
+The output starts with a line stating these parameters.  At the papers' own density
+(``--per-window 1200-54000``) the partial matches of the full pattern, the same for every plan,
+dominate every plan's cost and all normalized costs come out within a few per mille of 1.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from cep.errors import ConfigError
 
 HELP = "plan generation: median plan time and EFREQ-normalized cost per planner and size (JQPG Fig. 7)"
 
-RATE_RANGE = (1.0, 45.0)
+PER_WINDOW_RANGE = (3.0, 135.0)
 SELECTIVITY_RANGE = (0.002, 0.88)
 WINDOW_SECONDS = 1200.0  # JQPG 6.2: "The pattern time window was set to 20 minutes"
 CONDITIONS_PER_EVENT = 0.5  # JQPG 6.2: "a number of predicates, roughly equal to half the size of a pattern"
@@ -48,6 +49,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--window", type=float, default=WINDOW_SECONDS, help="window in seconds (default 1200, JQPG 6.2)")
     p.add_argument("--conditions", type=float, default=CONDITIONS_PER_EVENT,
                    help="conditions per event of the pattern (default 0.5, JQPG 6.2)")
+    p.add_argument("--per-window", default="3-135", help="events of a type per window, drawn log-uniformly from LO-HI (default 3-135)")
+    p.add_argument("--selectivities", default="0.002-0.88", help="condition selectivities, drawn log-uniformly from LO-HI (default 0.002-0.88)")
     p.add_argument("--dp-ld-max", type=int, default=None, help="DP-LD max_variables budget (default: the planner's)")
     p.add_argument("--dp-b-max", type=int, default=None, help="DP-B max_variables budget (default: the planner's)")
     p.add_argument("--json", action="store_true", help="print one JSON object per planner and size")
@@ -86,12 +89,27 @@ def random_pattern_text(
     return f"PATTERN {shape}({events}){where} WITHIN {window_seconds!r} seconds"
 
 
-def random_statistics(pattern, rng: np.random.Generator):
-    """Rates and selectivities drawn uniformly from the JQPG 6.2 ranges."""
+def parse_range(text: str, name: str) -> tuple[float, float]:
+    try:
+        lo, hi = (float(x) for x in text.split("-", 1))
+    except ValueError:
+        raise ConfigError(f"{name} expects LO-HI, got {text!r}") from None
+    if not 0 < lo <= hi:
+        raise ConfigError(f"{name} expects 0 < LO <= HI, got {text!r}")
+    return lo, hi
+
+
+def _log_uniform(rng: np.random.Generator, lo: float, hi: float) -> float:
+    return float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
+
+
+def random_statistics(pattern, rng: np.random.Generator, window_seconds: float = WINDOW_SECONDS,
+                      per_window: tuple[float, float] = PER_WINDOW_RANGE, selectivities: tuple[float, float] = SELECTIVITY_RANGE):
+    """Rates (events per window / window) and selectivities, each drawn log-uniformly from its range."""
     from cep.statistics import Statistics
 
-    rates = {t: float(rng.uniform(*RATE_RANGE)) for t in pattern.event_types}
-    sels = {c.key: float(rng.uniform(*SELECTIVITY_RANGE)) for c in pattern.conditions}
+    rates = {t: _log_uniform(rng, *per_window) / window_seconds for t in pattern.event_types}
+    sels = {c.key: min(1.0, _log_uniform(rng, *selectivities)) for c in pattern.conditions}
     return Statistics(rates, sels, source="bench planners (random)")
 
 
@@ -110,7 +128,15 @@ def main(args: argparse.Namespace) -> int:
     if args.patterns < 1:
         raise ConfigError(f"--patterns must be >= 1, got {args.patterns}")
     budgets = {"DP-LD": args.dp_ld_max, "DP-B": args.dp_b_max}
-
+    per_window = parse_range(args.per_window, "--per-window")
+    selectivities = parse_range(args.selectivities, "--selectivities")
+    print(
+        f"# bench planners: {args.shape} patterns of sizes {sizes[0]}-{sizes[-1]}, {args.patterns} per size, seed {args.seed}; "
+        f"window {args.window:g} s; events of a type per window log-uniform in {per_window[0]:g}-{per_window[1]:g}; "
+        f"selectivities log-uniform in {selectivities[0]:g}-{selectivities[1]:g}; {args.conditions:g} conditions per event; "
+        f"alpha {args.alpha:g}; normalized cost = EFREQ's cost / the plan's (higher is better)",
+        file=None if not args.json else __import__("sys").stderr,
+    )
     if not args.json:
         print(f"{'size':>4}  {'planner':<11}  {'kind':<5}  {'median time':>12}  {'norm. cost':>10}  fallbacks")
     for n in sizes:
@@ -120,7 +146,7 @@ def main(args: argparse.Namespace) -> int:
             pattern = parse_pattern(
                 random_pattern_text(n, rng, args.shape, window_seconds=args.window, conditions_per_event=args.conditions)
             )
-            stats = random_statistics(pattern, rng)
+            stats = random_statistics(pattern, rng, args.window, per_window, selectivities)
             sp = to_dnf(pattern)[0]
             ref = plan_pattern(pattern, "EFREQ", stats, alpha=args.alpha, seed=args.seed)
             ref_order = ref.plan.plans[0].order

@@ -3,10 +3,14 @@
 A cell specification is a plain JSON-able dict (it travels to Spark executors and is stored in
 ``cells.jsonl`` for ``verify``):
 
-    experiment, dataset {name, path, format}, slice {types, start, end, copies, shift},
-    workload, size, pattern_id, pattern (text), stats (rates + selectivities for planning),
-    algorithm, alpha, strategy (null = the pattern's own), seed, params (planner parameters),
-    evaluator (null = plan only), measure_memory, max_partial_matches, repeats
+    experiment, dataset {name}, stream (:mod:`experiments.experiment_stream`), workload, size,
+    pattern_id, pattern (text), stats (rates + selectivities for planning), algorithm, alpha,
+    strategy (null = the pattern's own), seed, params (planner parameters), evaluator (null = plan
+    only), measure_memory, max_partial_matches, repeats
+
+An evaluated cell feeds the whole stream to the evaluator ``repeats`` times (median throughput and
+latency; ``throughput_spread`` is the largest run's throughput over the smallest's, the run-to-run
+variation) and, with ``measure_memory``, once more to meter the bytes of its state.
 
 Keys starting with ``_`` (such as ``_code_version``) are metadata and do not enter the cell id.
 A cell whose evaluation crosses the partial-match cap is a result: rows with ``status``
@@ -19,34 +23,15 @@ from __future__ import annotations
 import json
 import statistics as pystats
 from dataclasses import replace
-from functools import lru_cache
 from typing import Mapping
 
 from cep.errors import PartialMatchLimitError
-from cep.events import EventStream
 from cep.parser import parse_pattern
 from cep.pattern import Strategy
 from cep.statistics import Statistics
 from experiments.store import cell_id
 
 OK = "ok"
-
-
-@lru_cache(maxsize=8)
-def _base_stream(name: str, path: str, fmt: str, types: tuple[str, ...] | None, start, end) -> EventStream:
-    from experiments.datasets import load_dataset
-
-    return load_dataset({"name": name, "path": path, "format": fmt}, types=types, start=start, end=end)
-
-
-def cell_stream(spec: Mapping) -> EventStream:
-    """The events a cell evaluates: the dataset slice restricted to the pattern's event types,
-    optionally repeated ``copies`` times shifted by ``shift`` seconds (cached per process)."""
-    d, s = spec["dataset"], spec["slice"]
-    types = tuple(sorted(s["types"])) if s.get("types") else None
-    base = _base_stream(d["name"], d["path"], d.get("format", "auto"), types, s.get("start"), s.get("end"))
-    copies = int(s.get("copies", 1) or 1)
-    return base if copies == 1 else base.repeat_shifted(copies, float(s["shift"]))
 
 
 def _row(spec: Mapping, metric: str, value, status: str = OK, plan: str | None = None, kind: str | None = None) -> dict:
@@ -127,37 +112,34 @@ def run_cell(spec: Mapping) -> list[dict]:
 
 
 def _evaluate_rows(spec: Mapping, pattern, plan, plan_text: str, kind: str) -> list[dict]:
-    from evaluators import evaluate
+    from evaluators import DEFAULT_MAX_PARTIAL_MATCHES, compile_evaluator, run_program
+    from experiments.experiment_stream import experiment_columns
 
-    from evaluators import DEFAULT_MAX_PARTIAL_MATCHES
-
-    stream = cell_stream(spec)
+    cols = experiment_columns(spec["stream"])
     cap = spec.get("max_partial_matches") or DEFAULT_MAX_PARTIAL_MATCHES
     repeats = max(1, int(spec.get("repeats", 1)))
+    program = compile_evaluator(pattern, plan, spec["evaluator"])
     runs = []
     try:
-        for _ in range(repeats):
-            r = evaluate(pattern, plan, stream, evaluator=spec["evaluator"], max_partial_matches=cap, measure_memory=False, collect_matches=False)
-            runs.append(r.metrics)
-        mem = None
-        if spec.get("measure_memory"):
-            mem = evaluate(pattern, plan, stream, evaluator=spec["evaluator"], max_partial_matches=cap, measure_memory=True, collect_matches=False).metrics
+        for i in range(repeats):
+            meter = i == 0 and bool(spec.get("measure_memory"))
+            runs.append(run_program(program, cols, max_partial_matches=cap, measure_memory=meter, collect_matches=False).metrics)
     except PartialMatchLimitError as e:
         status = f"capped: {e}"
         return [
-            _row(spec, "events", len(stream), status=status, plan=plan_text, kind=kind),
+            _row(spec, "events", len(cols), status=status, plan=plan_text, kind=kind),
             _row(spec, "peak_partial_matches", cap, status=status, plan=plan_text, kind=kind),
         ]
     first = runs[0]
-    out = {
-        "events": first["events"],
-        "matches": first["matches"],
-        "throughput_eps": _median(runs, "throughput_eps"),
-        "elapsed_s": _median(runs, "elapsed_s"),
-        "peak_partial_matches": first["peak_partial_matches"],
-        "latency_ms_mean": _median(runs, "latency_ms_mean"),  # None when there is no match
-        "latency_ms_p95": _median(runs, "latency_ms_p95"),
-    }
-    if mem is not None:
-        out["peak_memory_bytes"] = mem["peak_memory_bytes"]
+    out = {k: first[k] for k in DETERMINISTIC_RUN_METRICS}
+    out.update({k: _median(runs, k) for k in MEASURED_RUN_METRICS})  # None when there is no match
+    thr = [m["throughput_eps"] for m in runs]
+    out["throughput_spread"] = max(thr) / min(thr) if len(thr) > 1 and min(thr) > 0 else None
+    if spec.get("measure_memory"):
+        out["peak_memory_bytes"] = first["peak_memory_bytes"]
     return [_row(spec, k, v, plan=plan_text, kind=kind) for k, v in out.items()]
+
+
+#: metrics of an evaluation that every run gives alike, and those measured (medians over runs)
+DETERMINISTIC_RUN_METRICS = ("events", "matches", "peak_partial_matches", "mean_partial_matches", "peak_buffered_events", "peak_state")
+MEASURED_RUN_METRICS = ("throughput_eps", "elapsed_s", "latency_ms_mean", "latency_ms_p95")

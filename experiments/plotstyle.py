@@ -122,7 +122,10 @@ class Metric:
 METRIC_STYLE: dict[str, Metric] = {
     "throughput_eps": Metric("Throughput", "events/s"),
     "peak_memory_bytes": Metric("Peak memory of the evaluator state", "MiB", 1 / 2**20),
-    "peak_partial_matches": Metric("Peak partial matches and buffered events"),
+    "peak_partial_matches": Metric("Peak live partial matches"),
+    "mean_partial_matches": Metric("Mean live partial matches"),
+    "peak_buffered_events": Metric("Peak buffered events"),
+    "peak_state": Metric("Peak state (partial matches + buffered events)"),
     "latency_ms_mean": Metric("Mean detection latency", "ms"),
     "latency_ms_p95": Metric("95th-percentile detection latency", "ms"),
     "plan_cost": Metric("Plan cost (expected partial matches)"),

@@ -25,7 +25,6 @@ callers print; nothing is dropped silently.
 
 from __future__ import annotations
 
-import csv
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from cep.columnar import decode_nasdaq_row
+from cep.columnar import nasdaq_rows
 from cep.errors import StreamError
 from cep.events import Event, EventStream
 
@@ -84,46 +83,21 @@ def read_nasdaq_text(
     keep = set(types) if types is not None else None
     events: list[Event] = []
     last_close: dict[str, float] = {}
-    last_ts = -math.inf
-    try:
-        f = p.open(newline="")
-    except OSError as e:
-        raise StreamError(f"{p}: cannot read events file ({e.strerror})") from None
-    with f:
-        for rowno, row in enumerate(csv.reader(f), start=1):
-            if not row or (len(row) == 1 and not row[0].strip()):
-                continue
-            report.rows_read += 1
-            try:
-                ev = _nasdaq_row(row)
-            except ValueError as e:
-                msg = f"{p}: row {rowno}: {e}"
-                if skip_bad_rows:
-                    report.skip(msg)
-                    continue
-                raise StreamError(msg) from None
-            if ev.ts < last_ts:
-                msg = (
-                    f"{p}: row {rowno}: field timestamp: {row[1]} is earlier than the previous row's; "
-                    "timestamps must not go backwards"
-                )
-                if skip_bad_rows:
-                    report.skip(msg)
-                    continue
-                raise StreamError(msg)
-            last_ts = ev.ts
-            if keep is not None and ev.type not in keep:
-                continue
-            prev = last_close.get(ev.type)
-            ev.attrs["diff"] = 0.0 if prev is None else ev.attrs["close"] - prev
-            last_close[ev.type] = ev.attrs["close"]
-            events.append(ev)
+
+    def skip(message: str) -> None:
+        report.rows_read += 1
+        report.skip(message)
+
+    for ticker, ts, values in nasdaq_rows(p, skip if skip_bad_rows else None):
+        report.rows_read += 1
+        if keep is not None and ticker not in keep:
+            continue
+        ev = Event(ticker, ts, dict(zip(NASDAQ_FIELDS[2:], values)))
+        prev = last_close.get(ticker)
+        ev.attrs["diff"] = 0.0 if prev is None else ev.attrs["close"] - prev
+        last_close[ticker] = ev.attrs["close"]
+        events.append(ev)
     return EventStream(events, str(p), STOCK_ATTRIBUTES)
-
-
-def _nasdaq_row(row: Sequence[str]) -> Event:
-    ticker, ts, values = decode_nasdaq_row(row)
-    return Event(ticker, ts, dict(zip(NASDAQ_FIELDS[2:], values)))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """The statistics job on Spark: arrival rates and selectivities as Spark DataFrame jobs.
 
-Same definitions as :mod:`experiments.statistics` (read its docstring); without sampling the two
-give identical numbers, which the tests check.  All selectivities of a pattern or a whole workload
+Same definitions as :mod:`experiments.statistics` (read its docstring: rates over the live time);
+without sampling the two give identical numbers, which the tests check.  All selectivities of a pattern or a whole workload
 are computed in one batched job:
 
 * a small *groups* table lists each condition group (``gid``), its event types, window length
@@ -27,7 +27,7 @@ from cep.errors import StatisticsError
 from cep.events import EventStream
 from cep.pattern import Pattern, WindowKind
 from cep.statistics import Statistics
-from experiments.statistics import DEFAULT_MAX_PAIRS, ConditionGroup, condition_groups
+from experiments.statistics import DEFAULT_MAX_PAIRS, ConditionGroup, condition_groups, live_gap_limit
 
 
 def stream_frame(stream: EventStream, attributes: Sequence[str]) -> pd.DataFrame:
@@ -130,13 +130,17 @@ def _compute(stream, patterns, spark, master, max_pairs, seed, progress, per_pat
     steps.update(1)
 
     steps.set_postfix_str("arrival rates")
-    bounds = df.agg(F.min("ts").alias("lo"), F.max("ts").alias("hi"), F.count("*").alias("n")).collect()[0]
-    span = (bounds["hi"] - bounds["lo"]) if bounds["n"] else 0.0
-    if not span or span <= 0:
+    from pyspark.sql import Window
+
+    limit = live_gap_limit(patterns)
+    gap = F.coalesce(F.col("ts") - F.lag("ts").over(Window.orderBy("pos")), F.lit(0.0))  # the first event has none
+    gap = gap if limit == float("inf") else F.least(gap, F.lit(float(limit)))
+    live = round(df.select(gap.alias("gap")).agg(F.sum("gap").alias("live")).collect()[0]["live"] or 0.0, 6)
+    if live <= 0:
         df.unpersist()
-        raise StatisticsError(f"{stream.source}: the stream spans {span or 0} seconds; rates need a positive span")
+        raise StatisticsError(f"{stream.source}: the stream spans {stream.span_seconds} seconds ({len(stream)} events); rates need a positive span")
     counts = {r["type"]: r["count"] for r in df.groupBy("type").count().collect()}
-    rates = {t: c / span for t, c in counts.items()}
+    rates = {t: c / live for t, c in counts.items()}
     for p in patterns:
         for t in p.event_types:
             rates.setdefault(t, 0.0)

@@ -19,20 +19,19 @@ results are the same in every process.
 from __future__ import annotations
 
 import inspect
+import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar, Sequence
 
 import numpy as np
 
+from algorithms.cost_model import ClauseCostModel
+from algorithms.costs import log_latency_tree, log_throughput_tree
 from cep.dnf import SimplePattern
 from cep.errors import ConfigError, PlanError
 from cep.plans import OrderPlan, Plan, Tree, TreePlan, tree_leaves
 from cep.statistics import Statistics
-
-from algorithms.cost_model import ClauseCostModel
-from algorithms.costs import log_latency_tree, log_throughput_tree
-from algorithms.logspace import NEG_INF
 
 
 @dataclass(frozen=True)
@@ -138,11 +137,11 @@ def make_units(model: ClauseCostModel, subtrees: Sequence[Tree] = ()) -> list[Un
             mask |= bit
         covered |= mask
         holds_last = bool(mask >> model.last & 1)
-        lat = log_latency_tree(model, t) if holds_last and isinstance(t, tuple) else NEG_INF
+        lat = log_latency_tree(model, t) if holds_last and isinstance(t, tuple) else -math.inf
         units.append(Unit(mask, t, log_throughput_tree(model, t), lat))
     for i, v in enumerate(model.variables):
         if not covered >> i & 1:
-            units.append(Unit(1 << i, v, float(model.log_leaf[i]), NEG_INF))
+            units.append(Unit(1 << i, v, float(model.log_leaf[i]), -math.inf))
     return sorted(units, key=lambda u: (u.mask & -u.mask).bit_length())
 
 

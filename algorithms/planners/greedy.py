@@ -3,10 +3,11 @@ the value of the cost function"."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from algorithms.cost_model import ClauseCostModel
-from algorithms.logspace import NEG_INF
 from algorithms.planners.base import OrderPlanner
 
 
@@ -22,7 +23,7 @@ def greedy_sequence(model: ClauseCostModel, unit_masks: list[int], start_mask: i
     while left:
         cand = masks[left]
         score = model.log_node(cand | np.int64(bound))
-        if model.log_alpha > NEG_INF and bound >> model.last & 1:
+        if model.log_alpha > -math.inf and bound >> model.last & 1:
             score = np.logaddexp(score, model.log_alpha + own[left])
         k = int(np.argmin(score))
         out.append(left.pop(k))

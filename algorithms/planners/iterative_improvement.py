@@ -15,12 +15,12 @@ moves.  II-RANDOM repeats this from ``restarts`` random orders and keeps the che
 from __future__ import annotations
 
 import itertools
+import math
 from functools import lru_cache
 
 import numpy as np
 
 from algorithms.cost_model import ClauseCostModel
-from algorithms.logspace import NEG_INF, log_sum_rows
 from algorithms.planners.base import OrderPlanner
 from algorithms.planners.greedy import greedy_sequence
 
@@ -54,11 +54,11 @@ def neighbourhood(n: int, fixed: int) -> np.ndarray:
 def order_log_costs(model: ClauseCostModel, orders: np.ndarray) -> np.ndarray:
     """``log(Cost_ord + alpha * Cost_lat_ord)`` of each row of ``orders`` (variable indices)."""
     masks = np.cumsum(np.int64(1) << orders, axis=1)
-    cost = log_sum_rows(model.log_node(masks))
-    if model.log_alpha > NEG_INF:
+    cost = np.logaddexp.reduce(model.log_node(masks), axis=1)
+    if model.log_alpha > -math.inf:
         pos_last = np.argmax(orders == model.last, axis=1)
         after = np.arange(orders.shape[1])[None, :] > pos_last[:, None]
-        lat = log_sum_rows(model.log_leaf[orders], where=after)
+        lat = np.logaddexp.reduce(np.where(after, model.log_leaf[orders], -math.inf), axis=1)
         cost = np.logaddexp(cost, model.log_alpha + lat)
     return cost
 
@@ -69,7 +69,7 @@ def improve(model: ClauseCostModel, start: list[int], fixed: int, max_steps: int
     cur = np.array(start, dtype=np.int64)
     cur_cost = float(order_log_costs(model, cur[None, :])[0])
     for _ in range(max_steps):
-        if len(moves) == 0 or cur_cost == NEG_INF:
+        if len(moves) == 0 or cur_cost == -math.inf:
             break
         cand = cur[moves]
         costs = order_log_costs(model, cand)

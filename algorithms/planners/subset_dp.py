@@ -22,9 +22,18 @@ import math
 
 import numpy as np
 
-from algorithms.cost_model import TABLE_LIMIT, ClauseCostModel, set_positions, subsets_by_size
-from algorithms.costs import log_latency_order, log_latency_tree, log_throughput_order, log_throughput_tree
-from algorithms.logspace import NEG_INF, log_sum
+from algorithms.cost_model import (
+    TABLE_LIMIT,
+    ClauseCostModel,
+    set_positions,
+    subsets_by_size,
+)
+from algorithms.costs import (
+    log_latency_order,
+    log_latency_tree,
+    log_throughput_order,
+    log_throughput_tree,
+)
 from algorithms.planners.base import Unit
 from cep.plans import Tree
 
@@ -88,14 +97,14 @@ def left_deep_dp(model: ClauseCostModel, prefix: list[int], upper_bound: list[in
     g_log = model.table() if not prefix else model.log_node(_expand([1 << i for i in rest]) | np.int64(base_mask))
     leaf_log = model.log_leaf[rest]
     pre_names = [model.variables[i] for i in prefix]
-    base_log = NEG_INF
+    base_log = -math.inf
     if prefix:
         base_log = log_throughput_order(model, pre_names)
         if model.last in prefix:
             base_log = float(np.logaddexp(base_log, model.log_alpha + log_latency_order(model, pre_names)))
     ar = _Arithmetic([g_log, leaf_log, np.array([base_log])], model.log_alpha, 2 * model.n)
     g, leaf = ar.value(g_log), ar.value(leaf_log)
-    with_latency = model.log_alpha > NEG_INF
+    with_latency = model.log_alpha > -math.inf
     last_bit = rest.index(model.last) if model.last in rest else -1
     slack = None
     if upper_bound is not None:
@@ -151,7 +160,7 @@ def bushy_dp(model: ClauseCostModel, units: list[Unit], upper_bound: Tree | None
     base_log = np.array([np.logaddexp(u.log_cost, model.log_alpha + u.log_latency) for u in units])
     ar = _Arithmetic([g_log, base_log], model.log_alpha, 2 * model.n)
     g = ar.value(g_log)
-    with_latency = model.log_alpha > NEG_INF
+    with_latency = model.log_alpha > -math.inf
     t_bit = next(u for u, mk in enumerate(masks) if mk >> model.last & 1)
     t_unit = np.int64(1) << t_bit
     slack = None
@@ -217,9 +226,9 @@ def _tree_log_cost(model: ClauseCostModel, tree: Tree) -> float:
 
 def _log_slack(log_upper: float, log_fixed: list[float]) -> float:
     """``log(upper - sum(fixed) + margin * upper)``: the most a pruned-to node may cost."""
-    fixed = log_sum(log_fixed)
-    if log_upper == NEG_INF:
-        return NEG_INF
+    fixed = np.logaddexp.reduce(log_fixed)
+    if log_upper == -math.inf:
+        return -math.inf
     with np.errstate(divide="ignore"):
-        ratio = math.exp(fixed - log_upper) if fixed > NEG_INF else 0.0
+        ratio = math.exp(fixed - log_upper) if fixed > -math.inf else 0.0
         return log_upper + math.log(max(1.0 - ratio, 0.0) + PRUNE_MARGIN)

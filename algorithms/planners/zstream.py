@@ -11,14 +11,14 @@ GREEDY puts it (ZSTREAM-ORD).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from cep.plans import Tree
-
 from algorithms.cost_model import ClauseCostModel
-from algorithms.logspace import NEG_INF, log_add
 from algorithms.planners.base import TreePlanner, Unit
 from algorithms.planners.greedy import greedy_sequence
+from cep.plans import Tree
 
 
 def interval_dp(model: ClauseCostModel, units: list[Unit]) -> Tree:
@@ -36,22 +36,22 @@ def interval_dp(model: ClauseCostModel, units: list[Unit]) -> Tree:
     holds_last = [bool(mk >> model.last & 1) for mk in masks]
     has_last = {k: any(holds_last[k[0] : k[1] + 1]) for k in keys}
     la = model.log_alpha
-    best = {(i, i): log_add(u.log_cost, la + u.log_latency) for i, u in enumerate(units)}
+    best = {(i, i): np.logaddexp(u.log_cost, la + u.log_latency) for i, u in enumerate(units)}
     cut = {}
     for length in range(2, m + 1):
         for i in range(m - length + 1):
             j = i + length - 1
             top, arg = None, None
             for k in range(i, j):
-                c = log_add(best[i, k], best[k + 1, j])
-                if la > NEG_INF:
+                c = np.logaddexp(best[i, k], best[k + 1, j])
+                if la > -math.inf:
                     if has_last[i, k]:
-                        c = log_add(c, la + g[k + 1, j])
+                        c = np.logaddexp(c, la + g[k + 1, j])
                     elif has_last[k + 1, j]:
-                        c = log_add(c, la + g[i, k])
+                        c = np.logaddexp(c, la + g[i, k])
                 if top is None or c < top:
                     top, arg = c, k
-            best[i, j] = log_add(g[i, j], top)
+            best[i, j] = np.logaddexp(g[i, j], top)
             cut[i, j] = arg
 
     def build(i: int, j: int) -> Tree:

@@ -92,7 +92,11 @@ def main(args: argparse.Namespace) -> int:
     path, fmt = resolve_data(args.data)
     load = events_loader(path, fmt)
     if args.stats:
+        from experiments.commands.plan import warn_missing_selectivities
+
         stats = Statistics.load(args.stats)
+        stats.require_types(pattern.event_types)
+        warn_missing_selectivities(pattern, stats)
     else:
         from experiments.statistics import estimate_statistics
 

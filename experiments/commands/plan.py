@@ -3,11 +3,13 @@
     python -m experiments plan "PATTERN SEQ(A a, B b, C c) WHERE a.x = c.x WITHIN 10 seconds" \\
         --planner DP-B --stats stats.json [--alpha 0.5] [--json]
 
-``--planner all`` prints every planner of the registry side by side.  ``--planner NEXT`` rewrites a
-NEXT pattern (``PATTERN S1 a ; (S2 b | S4 c) WITHIN 1 minutes``, :mod:`cep.next_algebra`) and prints
-the rewritten pattern (text that parses) with its CPU cost (NEXT Table 1) before and after.  Statistics come from a JSON
-file (``--stats``, the form of :class:`cep.Statistics`) or are computed from events
-(``--dataset nasdaq|traffic|<path>``).  With ``--json`` each planner's result is one JSON object per
+``--planner all`` prints every planner of the registry side by side, ``--planner A,B`` the named
+ones.  ``--planner NEXT`` rewrites a NEXT pattern (``PATTERN S1 a ; (S2 b | S4 c) WITHIN 1 minutes``,
+:mod:`cep.next_algebra`) and prints the rewritten pattern (text that parses) with its CPU cost (NEXT
+Table 1) before and after.  Statistics come from a JSON file (``--stats``, the form of
+:class:`cep.Statistics`) or are computed from events (``--dataset nasdaq|traffic|<path>``).  A
+condition whose variables have no selectivity in the file counts as 1.0 (no filtering); each such key
+is named on stderr.  With ``--json`` each planner's result is one JSON object per
 line with the keys planner, kind, plan (a list of variables for an order, nested two-element lists
 for a tree; a list of those for a pattern with several DNF clauses), cost (null beyond the float
 range), log10_cost, plan_time_s, params, fallbacks and pattern.
@@ -27,8 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("text", nargs="?", help='pattern text, e.g. "PATTERN SEQ(A a, B b) WITHIN 1 minute"')
     src.add_argument("--file", "-f", help="a file of patterns")
-    p.add_argument("--planner", default="all", help="a planner name (TRIVIAL, EFREQ, GREEDY, II-RANDOM, II-GREEDY, "
-                   "DP-LD, ZSTREAM, ZSTREAM-ORD, DP-B) or 'all' (default)")
+    p.add_argument("--planner", default="all", help="planner names separated by commas (TRIVIAL, EFREQ, GREEDY, II-RANDOM, "
+                   "II-GREEDY, DP-LD, ZSTREAM, ZSTREAM-ORD, DP-B) or 'all' (default)")
     stats = p.add_mutually_exclusive_group(required=True)
     stats.add_argument("--stats", help="statistics JSON file: {\"rates\": {...}, \"selectivities\": {...}}")
     stats.add_argument("--dataset", help="compute statistics from a dataset name (nasdaq, traffic, ...) or an events file")
@@ -73,6 +75,23 @@ def load_statistics(args, patterns):
     return estimate_statistics(load_dataset(args.dataset), patterns, seed=args.seed)
 
 
+def warn_missing_selectivities(pattern, stats) -> list[str]:
+    """Name on stderr every condition key of ``pattern`` that ``stats`` has no selectivity for."""
+    import sys
+
+    missing = {}
+    for c in pattern.conditions:
+        if c.key not in stats.selectivities:
+            missing.setdefault(c.key, []).append(str(c))
+    for key, conds in missing.items():
+        print(
+            f"warning: {stats.source} has no selectivity for variables {key} ({'; '.join(conds)}): using 1.0 "
+            "(compute it with --dataset, or: python -m experiments stats --pattern ... --out FILE)",
+            file=sys.stderr,
+        )
+    return list(missing)
+
+
 def main(args: argparse.Namespace) -> int:
     from algorithms.registry import PLANNERS, REWRITERS, get_planner, planner_names
     from algorithms.planning import plan_pattern
@@ -83,22 +102,26 @@ def main(args: argparse.Namespace) -> int:
     if args.planner in REWRITERS:
         return rewrite_main(args)
 
-    single = args.planner != "all"
-    names = [args.planner] if single else planner_names()
-    if single:
-        get_planner(args.planner)  # unknown names fail before any work
+    names = planner_names() if args.planner == "all" else [n.strip() for n in args.planner.split(",") if n.strip()]
+    if not names:
+        raise PlanError("--planner names no planner")
+    for name in names:
+        get_planner(name)  # unknown names fail before any work
+    single = len(names) == 1
     params = parse_params(args.param)
     if not single and params:
         unused = sorted(k for k in params if not any(k in PLANNERS[n](seed=0).get_params() for n in names))
         if unused:
             raise PlanError(f"no planner has a parameter {unused[0]!r}")
     patterns = load_patterns(args)
-    stats = load_statistics(args, patterns)
     for pattern in patterns:
         if isinstance(pattern, NextPattern):
             raise PlanError(f"{pattern.name or format_pattern(pattern)} is a NEXT pattern: plan it with --planner "
                             f"{', '.join(REWRITERS)}")
+    stats = load_statistics(args, patterns)
+    for pattern in patterns:
         stats.require_types(pattern.event_types)
+        warn_missing_selectivities(pattern, stats)
         results = [
             plan_pattern(pattern, name, stats, alpha=args.alpha, seed=args.seed,
                          seq_selectivity=args.seq_selectivity, **_params_for(name, params, single))

@@ -71,6 +71,14 @@ def render(sections: list[Section], results_dir: Path) -> str:
     ]
     if not sections:
         lines.append("No results found.")
+    regimes: dict[str, str] = {}
+    for s in sections:
+        for ds, text in s.regimes.items():
+            regimes.setdefault(ds, text)
+    if regimes:
+        lines += ["## The streams: each dataset's regime beside the paper's", ""]
+        for ds in sorted(regimes):
+            lines += [regimes[ds], ""]
     for s in sections:
         lines += [f"## {s.title} (`{s.experiment}`)", ""]
         for p in s.figures:

@@ -45,6 +45,8 @@ class Section:
     claims: list[Claim] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     caption: str = ""
+    # dataset name -> markdown of its regime beside the paper's (printed once, at the top)
+    regimes: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -150,3 +152,71 @@ def run_notes(meta: dict, df: pd.DataFrame) -> list[str]:
             "left out of means): " + ", ".join(f"{d}/{a}: {n}" for (d, a), n in by.items())
         )
     return notes
+
+
+# ---- ratios of paired measurements ---------------------------------------------------------------
+def log_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float, float, int]:
+    """``(geometric mean, low, high, n)`` of the positive finite values: the Student-t interval of
+    the mean of their logarithms, exponentiated."""
+    logs = [math.log(v) for v in values if v is not None and isinstance(v, (int, float)) and math.isfinite(v) and v > 0]
+    m, lo, hi, n = mean_ci(logs, confidence)
+    if n == 0:
+        return math.nan, math.nan, math.nan, 0
+    return math.exp(m), math.exp(lo), math.exp(hi), n
+
+
+def paired_ratios(w: pd.DataFrame, metric: str, num: str, den: str, by: Sequence[str] = ("dataset", "pattern_id", "alpha", "strategy")) -> pd.Series:
+    """Per pattern (and alpha and strategy), ``metric`` of algorithm ``num`` over that of ``den``:
+    the two plans of one pattern compared on the same stream (cells lacking either are left out)."""
+    if metric not in w:
+        return pd.Series(dtype=float)
+    keys = [k for k in by if k in w.columns]
+    a = w[w["algorithm"] == num].groupby(keys, dropna=False)[metric].first()
+    b = w[w["algorithm"] == den].groupby(keys, dropna=False)[metric].first()
+    r = (a / b).dropna()
+    return r[(r > 0) & r.map(math.isfinite)]
+
+
+def fmt_ratio(values: Sequence[float]) -> str:
+    gm, lo, hi, n = log_ci(values)
+    if n == 0:
+        return "n/a"
+    if n == 1:
+        return f"{gm:.2f}x (1 pattern)"
+    return f"{gm:.2f}x [{lo:.2f}, {hi:.2f}] ({n} patterns)"
+
+
+def ratio_verdict(values: Sequence[float], strong: float, noise: float = 1.0) -> str:
+    """The verdict on "this ratio exceeds 1, by ``strong`` or more": the geometric mean and its 95%
+    CI over patterns; ``not measurable`` when the CI contains 1 or the mean lies within the
+    run-to-run ``noise`` factor; ``does not hold`` when the CI lies below 1; ``holds`` when the
+    mean reaches ``strong``; else ``partly``."""
+    gm, lo, hi, n = log_ci(values)
+    if n < 2:
+        return UNCHECKED
+    if lo <= 1.0 <= hi or 1.0 / noise <= gm <= noise:
+        return NOT_MEASURABLE
+    if hi < 1.0:
+        return FAILS
+    return HOLDS if gm >= strong else PARTLY
+
+
+def equivalence_verdict(values: Sequence[float], band: float = 1.25) -> str:
+    """The verdict on "comparable" (a ratio near 1): ``holds`` when the 95% CI of the geometric
+    mean lies within ``[1/band, band]``; ``does not hold`` when it lies wholly outside; else
+    ``partly``."""
+    gm, lo, hi, n = log_ci(values)
+    if n < 2:
+        return UNCHECKED
+    if lo >= 1.0 / band and hi <= band:
+        return HOLDS
+    if lo > band or hi < 1.0 / band:
+        return FAILS
+    return PARTLY
+
+
+def run_to_run_noise(table: pd.DataFrame) -> float:
+    """The median over cells of the throughput spread between their repeated runs (1.0 when the
+    cells ran once)."""
+    s = table[(table["metric"] == "throughput_spread") & (table["status"] == "ok")]["value"].dropna()
+    return float(s.median()) if len(s) else 1.0

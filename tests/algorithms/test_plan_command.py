@@ -53,12 +53,24 @@ def test_plan_passes_planner_parameters(tmp_path, capsys):
 
 
 def test_plan_computes_statistics_from_an_events_file(tmp_path, capsys):
+    """A rare (5 events in 59 s), B medium (15), C frequent (40); a.x = c.x holds for 1 pair in 17."""
     events = tmp_path / "events.csv"
-    rows = ["type,ts,x"] + [f"{t},{i},{(i * 7) % 5}" for i, t in enumerate("ABCABCAACB" * 3)]
+    kinds = ["C", "C", "C", "C", "B", "A", "C", "C", "C", "C", "B", "B"]
+    rows = ["type,ts,x"] + [f"{kinds[k % 12]},{k},{k % 7}" for k in range(60)]
     events.write_text("\n".join(rows) + "\n")
-    code, out, err = run(capsys, "plan", FIG2, "--planner", "DP-LD", "--dataset", str(events), "--json")
+    code, out, err = run(capsys, "plan", FIG2, "--planner", "DP-LD,EFREQ", "--dataset", str(events), "--json")
     assert code == 0, err
-    assert sorted(json.loads(out)["plan"]) == ["a", "b", "c"]
+    dp, ef = (json.loads(line) for line in out.splitlines())
+    # by frequency alone: a, b, c; with the selective a-c condition, DP-LD joins c before b
+    assert (dp["planner"], dp["plan"]) == ("DP-LD", ["a", "c", "b"]) and (ef["planner"], ef["plan"]) == ("EFREQ", ["a", "b", "c"])
+    assert dp["cost"] == pytest.approx(2.0446704, rel=1e-6) and dp["cost"] < ef["cost"]
+
+
+def test_plan_names_the_selectivities_a_statistics_file_lacks(tmp_path, capsys):
+    pattern = "PATTERN SEQ(A a, B b, C c) WHERE a.x = c.x AND a.x < b.x WITHIN 10 seconds"
+    code, out, err = run(capsys, "plan", pattern, "--planner", "DP-B", "--stats", write_stats(tmp_path))
+    assert code == 0 and "((a, c), b)" in out
+    assert err.count("warning:") == 1 and "no selectivity for variables a,b (a.x < b.x): using 1.0" in err
 
 
 @pytest.mark.parametrize(

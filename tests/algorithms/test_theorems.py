@@ -7,7 +7,7 @@ import math
 from hypothesis import given, settings, strategies as st
 
 from algorithms import cost_ord, cost_tree
-from algorithms.join_costs import cost_bj, cost_ldj, reduce_to_join_query
+from join_costs import cost_bj, cost_ldj, reduce_to_join_query
 from algorithms_strategies import all_bushy_trees, clause_and_stats
 
 pure_clauses = clause_and_stats(

@@ -3,7 +3,8 @@
 Plain functions of a ``random.Random`` (so a failing case is reproduced from its seed) wrapped as
 hypothesis strategies by the tests.  Patterns mix every operator (SEQ, AND, OR, NOT, KL with size
 bounds, nesting), one- and two-variable conditions (negated variables included), time and count
-windows, the four selection strategies and both SEQ orders; streams are short, with few types,
+windows, the four selection strategies and both SEQ orders, arithmetic with every operator
+(division by zero included) and unary minus; streams are short, with few types,
 equal timestamps and small attribute values so that conditions, ties and windows all bite.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 import itertools
 import random
 
-from cep.conditions import Attr, BinOp, Comparison, Const
+from cep.conditions import Attr, BinOp, Comparison, Const, Neg
 from cep.dnf import to_dnf
 from cep.events import Event, EventStream
 from cep.pattern import EventRef, Kleene, Not, Op, Operator, Pattern, SeqOrder, Strategy, Window, iter_events
@@ -29,6 +30,23 @@ def random_stream(rng: random.Random, *, min_events: int = 0, max_events: int = 
         ts += rng.choice((0.0, 0.0, 1.0, 1.0, 2.0, 3.0))
         events.append(Event(rng.choice(types), ts, {"x": float(rng.randint(0, 3)), "y": float(rng.randint(-1, 1)), "p": float(rng.randint(0, 1))}))
     return EventStream(events, "<random>")
+
+
+def random_expression(rng: random.Random, var: str):
+    """An arithmetic expression over ``var``'s attributes: every operator, unary minus, and
+    divisions by an attribute that is often zero (a comparison dividing by zero is false)."""
+    r = rng.random()
+    if r < 0.5:
+        return Attr(var, "x")
+    if r < 0.6:
+        return BinOp("+", Attr(var, "y"), Const(1.0))
+    if r < 0.7:
+        return BinOp("-", Attr(var, "x"), Attr(var, "y"))
+    if r < 0.8:
+        return BinOp("*", Attr(var, "x"), Const(2.0))
+    if r < 0.9:
+        return BinOp("/", Attr(var, "x"), Attr(var, "y"))
+    return Neg(Attr(var, "y"))
 
 
 def random_pattern(rng: random.Random, *, min_vars: int = 1, max_vars: int = 4, types=TYPES) -> Pattern:
@@ -87,7 +105,7 @@ def random_pattern(rng: random.Random, *, min_vars: int = 1, max_vars: int = 4, 
             b = rng.choice([v for v in variables if not (v in negs and a in negs)] or [a])
             if a == b:
                 continue
-            right = Attr(b, "x") if rng.random() < 0.7 else BinOp("+", Attr(b, "y"), Const(1.0))
+            right = random_expression(rng, b)
             conds.append(Comparison(rng.choice(("<", "<=", ">", ">=", "=", "!=")), Attr(a, "x"), right))
     strategy = rng.choice((Strategy.ANY, Strategy.ANY, Strategy.NEXT, Strategy.STRICT, Strategy.PARTITION))
     window = Window.seconds(rng.choice((0.5, 1.0, 2.0, 3.0, 5.0))) if rng.random() < 0.7 else Window.events(rng.randint(1, 6))

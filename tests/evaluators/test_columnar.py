@@ -19,12 +19,25 @@ def test_columnar_decoding_gives_the_row_readers_events(data_dir, name):
     assert read_nasdaq_text_columns(path).to_events() == read_events(path).events
 
 
+def test_decoded_values_are_the_files_values(data_dir):
+    """Rows 2 and 4 of NASDAQ_MEDIUM (MSFT at 09:00 and 09:01), read by hand: timestamps are UTC
+    epoch seconds, ``diff`` the change of ``close`` since the same ticker's previous row."""
+    from calendar import timegm
+
+    cols = read_nasdaq_text_columns(data_dir / "nasdaq" / "NASDAQ_MEDIUM.txt")
+    e1, e3 = cols.to_events()[1], cols.to_events()[3]
+    assert (e1.type, e1.ts) == ("MSFT", float(timegm((2008, 2, 1, 9, 0, 0))))
+    assert e1.attrs == {"open": 31.32, "high": 31.32, "low": 31.25, "close": 31.25, "volume": 199424.0, "diff": 0.0}
+    assert (e3.type, e3.ts - e1.ts) == ("MSFT", 60.0)
+    assert e3.attrs["close"] == 31.27 and e3.attrs["diff"] == pytest.approx(31.27 - 31.25)
+
+
 def _both_errors(path):
-    with pytest.raises(StreamError) as slow:
+    with pytest.raises(StreamError) as rows:
         read_events(path)
-    with pytest.raises(StreamError) as fast:
+    with pytest.raises(StreamError) as columns:
         read_nasdaq_text_columns(path)
-    return str(slow.value), str(fast.value)
+    return str(rows.value), str(columns.value)
 
 
 @pytest.mark.parametrize(
@@ -37,12 +50,11 @@ def _both_errors(path):
         (["AAPL,200802010900,1,2,3,inf,5"], "row 1: field close: 'inf' is not a finite number"),
     ],
 )
-def test_bad_rows_are_named_by_file_row_and_field_as_the_row_reader_does(tmp_path, rows, where):
+def test_bad_rows_are_named_by_file_row_and_field_by_both_readers(tmp_path, rows, where):
     path = tmp_path / "bad.txt"
     path.write_text("\n".join(rows) + "\n")
-    slow, fast = _both_errors(path)
-    assert fast == slow
-    assert fast.startswith(f"{path}: {where}")
+    for message in _both_errors(path):
+        assert message.startswith(f"{path}: {where}") and "\n" not in message
 
 
 def test_blank_lines_and_a_missing_final_newline_are_accepted(tmp_path):

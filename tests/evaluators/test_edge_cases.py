@@ -108,3 +108,16 @@ def test_kleene_size_bounds_and_per_element_conditions():
     s = stream(("A", 0), ("B", 1, {"x": 1}), ("B", 2, {"x": 5}), ("B", 3, {"x": 2}), ("C", 4))
     assert len(found_by_all("PATTERN SEQ(A a, KL(B b), C c) WITHIN 10 s", s)) == 7
     assert found_by_all("PATTERN SEQ(A a, KL(B b){2,2}, C c) WHERE b.x < 3 WITHIN 10 s", s) == {M(a=0, b=(1, 3), c=4)}
+
+
+def test_arithmetic_conditions_with_division_by_zero_and_unary_minus():
+    """``/`` by an attribute that is zero makes the comparison false; ``-``, ``*`` and unary minus
+    evaluate as written -- on every plan of both evaluators, as in the brute force."""
+    s = stream(("A", 0, {"x": 4.0, "y": 0.0}), ("B", 1, {"x": 2.0, "y": 2.0}), ("A", 2, {"x": 6.0, "y": 1.0}), ("B", 3, {"x": 0.0, "y": 0.0}))
+    found = found_by_all("PATTERN SEQ(A a, B b) WHERE a.x / b.y > 1 AND -a.y < b.x * 2 - 1 WITHIN 10 seconds", s)
+    # b1 (y=2): 4/2 = 2 > 1 and -0 < 3 (a0); 6/2 = 3 > 1 and -1 < 3 (a2 comes after b1: no)
+    # b3 (y=0): division by zero, false for every a
+    assert found == {M(a=0, b=1)}
+    found = found_by_all("PATTERN AND(A a, B b) WHERE b.x / a.y >= 0 WITHIN 10 seconds", s)
+    # a0 has y = 0: every pair with it is false; a2 (y=1) pairs with both B events
+    assert found == {M(a=2, b=1), M(a=2, b=3)}

@@ -26,17 +26,28 @@ PATTERNS = [
 def test_spark_statistics_equal_pandas_on_a_small_stream(spark):
     from experiments.spark_statistics import compute_statistics_spark
 
-    s = small_stream()
+    one = small_stream()
+    # two busy spells with an idle gap of ~880 s
+    s = EventStream([Event(e.type, e.ts + k * 1000.0, e.attrs) for k in range(2) for e in one])
     expected = estimate_statistics(s, PATTERNS)
     got = compute_statistics_spark(s, PATTERNS, spark=spark, progress=False)
     assert got.rates == pytest.approx(dict(expected.rates), rel=1e-12)
+    # the gap counts one 10 s window, not ~880 s: rates over the live time, not the span
+    assert expected.rates["A"] > 1.5 * s.type_counts()["A"] / s.span_seconds
     assert dict(got.selectivities) == dict(expected.selectivities)
     assert set(got.selectivities) == {"a,b", "b,c", "a", "d,e"}
 
 
-def test_rates_are_counts_over_span():
+def test_rates_are_counts_over_the_live_time():
     s = EventStream([Event("A", 0.0, {}), Event("B", 1.0, {}), Event("A", 4.0, {})])
+    # the gaps are 1 s and 3 s; under a 10 s window both count: live time 4 s, the span
+    st = estimate_statistics(s, [parse_pattern("PATTERN SEQ(A a, Z z) WITHIN 10 s")])
+    assert dict(st.rates) == {"A": 0.5, "B": 0.25, "Z": 0.0}
+    # under a 1 s window the 3 s gap counts 1 s: live time 2 s
     st = estimate_statistics(s, [parse_pattern("PATTERN SEQ(A a, Z z) WITHIN 1 s")])
+    assert dict(st.rates) == {"A": 1.0, "B": 0.5, "Z": 0.0}
+    # a count window bounds no time: the span
+    st = estimate_statistics(s, [parse_pattern("PATTERN SEQ(A a, Z z) WITHIN 2 events")])
     assert dict(st.rates) == {"A": 0.5, "B": 0.25, "Z": 0.0}
 
 
