@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from cep import next_algebra as nx
-from cep.conditions import Comparison
+from cep.conditions import Comparison, expression_divides, expression_source
 from cep.events import Event
 from cep.matches import Match
 
@@ -55,6 +55,25 @@ def _key(times: tuple) -> tuple:
     return tuple(reversed(times)) + (math.inf,)
 
 
+_PY_OP = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "=": "==", "!=": "!="}
+
+
+def _condition_function(c: Comparison, args: tuple[str, ...]) -> Callable[..., bool]:
+    """``f(*events)`` for one comparison, one event per variable of ``args`` (a division by zero
+    makes it false), generated from the condition's expressions (:func:`cep.conditions.expression_source`)."""
+    names = {v: f"_v{i}" for i, v in enumerate(args)}
+    side = lambda e: expression_source(e, lambda a: f"{names[a.var]}.attrs[{a.name!r}]")  # noqa: E731
+    body = f"({side(c.left)} {_PY_OP[c.op]} {side(c.right)})"
+    src = f"def _cond({', '.join(names[v] for v in args)}):\n"
+    if expression_divides(c.left) or expression_divides(c.right):
+        src += f"    try:\n        return {body}\n    except ZeroDivisionError:\n        return False\n"
+    else:
+        src += f"    return {body}\n"
+    ns: dict = {}
+    exec(compile(src, f"<condition {c}>", "exec"), ns)  # noqa: S102 - generated from our own AST
+    return ns["_cond"]
+
+
 def _compile(conds: Sequence[Comparison], order: Sequence[str]) -> Callable[[tuple], bool] | None:
     """One callable over a slots tuple: every condition whose slots are all bound holds."""
     if not conds:
@@ -63,7 +82,7 @@ def _compile(conds: Sequence[Comparison], order: Sequence[str]) -> Callable[[tup
     parts = []
     for c in conds:
         args = tuple(sorted(c.variables))
-        parts.append((c.compile(args), tuple(pos[v] for v in args)))
+        parts.append((_condition_function(c, args), tuple(pos[v] for v in args)))
 
     def check(slots: tuple) -> bool:
         for fn, idx in parts:
