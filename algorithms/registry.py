@@ -1,6 +1,8 @@
 """The single-pattern planners by the names JQPG uses (Section 6.1); configs refer to these names.
 
 Adding a planner is one module under :mod:`algorithms.planners` plus one line in :data:`PLANNERS`.
+Query-rewriting planners (NEXT), which return an equivalent pattern rather than a plan of one, are
+registered in :data:`REWRITERS`.
 """
 
 from __future__ import annotations
@@ -47,6 +49,25 @@ PLANNERS: dict[str, PlannerFactory] = {
     "ZSTREAM-ORD": PlannerFactory("algorithms.planners.zstream:ZStreamOrdPlanner"),
     "DP-B": PlannerFactory("algorithms.planners.dp_bushy:DPBushyPlanner"),
 }
+
+
+#: query-rewriting planners (a pattern in, an equivalent cheaper pattern out), by the names the papers use
+REWRITERS: dict[str, PlannerFactory] = {
+    "NEXT": PlannerFactory("algorithms.next.rewrite:NextRewriter"),
+}
+
+
+def rewriter_names() -> list[str]:
+    return list(REWRITERS)
+
+
+def get_rewriter(name: str, **params):
+    """A rewriting planner by name (see :data:`REWRITERS`); unknown names or parameters raise PlanError."""
+    try:
+        factory = REWRITERS[name]
+    except (KeyError, TypeError):
+        raise PlanError(f"unknown rewriting planner {name!r}; valid names: {', '.join(REWRITERS)}") from None
+    return factory(**params)
 
 
 def planner_names() -> list[str]:

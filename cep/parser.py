@@ -2,6 +2,8 @@
 
 ``parse_patterns(text)`` returns every pattern of a text; ``parse_pattern(text)`` exactly one.
 ``format_pattern(p)`` prints the normalized text; parsing that text gives back an equal pattern.
+A pattern written in NEXT's infix algebra (``PATTERN S1 a ; (S2 b | S4 c) WITHIN 1 minutes``) is a
+:class:`cep.next_algebra.NextPattern`; ``format_next_pattern`` prints it (``format_pattern`` does too).
 
 Errors are one line: a :class:`PatternSyntaxError` names the line, the column and what was expected;
 a :class:`PatternError` names the offending variable or operator and the line its pattern starts on.
@@ -10,6 +12,7 @@ a :class:`PatternError` names the offending variable or operator and the line it
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -18,6 +21,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from cep.conditions import Attr, BinOp, Comparison, Const, Neg
 from cep.errors import PatternError, PatternSyntaxError
+from cep import next_algebra as nx
 from cep.pattern import (
     TIME_UNITS,
     EventRef,
@@ -46,6 +50,11 @@ _READABLE = {
     "WITHIN_KW": "WITHIN",
     "STRATEGY_KW": "STRATEGY",
     "BY_KW": "BY",
+    "FILTER_KW": "FILTER",
+    "VBAR": "'|'",
+    "BACKSLASH": "'\\'",
+    "PLUS": "'+'",
+    "AT": "'@'",
     "SEQ_ORDER_KW": "SEQ_ORDER",
     "VAR": "a name",
     "INT": "an integer",
@@ -66,7 +75,7 @@ _READABLE = {
     "$END": "end of input",
 }
 
-_KEYWORDS = {"pattern", "seq", "and", "or", "not", "kl", "where", "within", "strategy", "by", "seq_order"}
+_KEYWORDS = {"pattern", "seq", "and", "or", "not", "kl", "where", "within", "strategy", "by", "seq_order", "filter"}
 _SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _INT = re.compile(r"[0-9]+\Z")
 
@@ -84,12 +93,18 @@ def _expected(names) -> str:
 @v_args(inline=True)
 class _ToAst(Transformer):
     def start(self, *patterns):
-        return [p for p in patterns if isinstance(p, Pattern)]
+        return [p for p in patterns if isinstance(p, (Pattern, nx.NextPattern))]
 
     @v_args(meta=True)
     def pattern(self, meta, children):
         _kw, structure, where, within, strategy, seq_order = children
         strat, part = strategy if strategy is not None else (Strategy.ANY, None)
+        skips = [c for c in where or () if isinstance(c, _Filter)]
+        if skips:
+            raise PatternError(
+                f"line {meta.line}: FILTER({skips[0].condition}) is a skip predicate of NEXT patterns "
+                "(written with ; | \\ + @); a SEQ/AND/OR pattern takes plain conditions"
+            )
         try:
             return Pattern(
                 structure=structure,
@@ -134,12 +149,56 @@ class _ToAst(Transformer):
         return (int(lo) if lo is not None else 1), (int(hi) if hi is not None else None)
 
     def where_clause(self, _kw, *parts):
-        return [p for p in parts if isinstance(p, Comparison)]
+        return [p for p in parts if isinstance(p, (Comparison, _Filter))]
 
     def condition(self, left, op, right):
         o = str(op)
         o = {"==": "=", "<>": "!="}.get(o, o)
         return Comparison(o, left, right)
+
+    def filter_condition(self, _kw, left, op, right):
+        return _Filter(self.condition(left, op, right))
+
+    # ---- NEXT infix form ----
+    @v_args(meta=True)
+    def next_pattern(self, meta, children):
+        _kw, expr, where, within = children
+        expr = _name_sources(expr)
+        where = where or []
+        try:
+            return nx.NextPattern(
+                expr,
+                conditions=tuple(c for c in where if isinstance(c, Comparison)),
+                filters=tuple(c.condition for c in where if isinstance(c, _Filter)),
+                window=within,
+            )
+        except PatternError as e:
+            raise PatternError(f"line {meta.line}: {e}") from None
+
+    def next_source(self, etype, var=None):
+        return nx.Source(etype, str(var) if var is not None else "")
+
+    def next_union_op(self, left, right):
+        return nx.Union(left, right)
+
+    def next_seq_op(self, left, right):
+        return nx.Next(left, right)
+
+    def next_except_op(self, left, right):
+        return nx.Except(left, right)
+
+    def next_iteration(self, child, bounds=None):
+        lo, hi = bounds if bounds is not None else (1, None)
+        return nx.Iteration(child, lo, hi)
+
+    def next_time(self, child, number, unit):
+        u = str(unit).lower()
+        if u not in TIME_UNITS:
+            raise PatternError(
+                f"line {unit.line}, column {unit.column}: unknown time unit {str(unit)!r} after '@'; "
+                "expected milliseconds, seconds, minutes, hours or days"
+            )
+        return nx.Time(child, float(number) * TIME_UNITS[u])
 
     def binop(self, left, op, right):
         return BinOp(str(op), left, right)
@@ -180,8 +239,45 @@ class _ToAst(Transformer):
             raise PatternError(f"line {value.line}: SEQ_ORDER must be nondecreasing or strict, got {str(value)!r}") from None
 
 
-def parse_patterns(text: str, source: str = "<text>") -> list[Pattern]:
-    """Every pattern in ``text``; raises PatternSyntaxError or PatternError (one line each)."""
+@dataclass(frozen=True)
+class _Filter:
+    """A ``FILTER(...)`` condition while parsing (a NEXT skip predicate)."""
+
+    condition: Comparison
+
+
+def _name_sources(expr):
+    """Give every source written without an alias the name ``_<position>`` (1-based, left to right),
+    skipping names the pattern uses."""
+    taken = {s.var for s in nx.sources(expr) if s.var}
+    counter = iter(range(1, 1 << 30))
+
+    def fresh() -> str:
+        while True:
+            name = f"_{next(counter)}"
+            if name not in taken:
+                taken.add(name)
+                return name
+
+    def walk(e):
+        if isinstance(e, nx.Source):
+            return e if e.var else nx.Source(e.type, fresh())
+        if isinstance(e, nx.Union):
+            return nx.Union(walk(e.left), walk(e.right))
+        if isinstance(e, nx.Next):
+            return nx.Next(walk(e.left), walk(e.right))
+        if isinstance(e, nx.Except):
+            return nx.Except(walk(e.child), walk(e.fail))
+        if isinstance(e, nx.Iteration):
+            return nx.Iteration(walk(e.child), e.min_size, e.max_size)
+        return nx.Time(walk(e.child), e.seconds)
+
+    return walk(expr)
+
+
+def parse_patterns(text: str, source: str = "<text>") -> list:
+    """Every pattern in ``text`` (a :class:`Pattern`, or a :class:`~cep.next_algebra.NextPattern`
+    for NEXT's infix form); raises PatternSyntaxError or PatternError (one line each)."""
     try:
         tree = _parser().parse(text)
     except UnexpectedCharacters as e:
@@ -214,7 +310,7 @@ def parse_patterns(text: str, source: str = "<text>") -> list[Pattern]:
     return [p if p.name else _named(p, f"P{i + 1}" if len(patterns) > 1 else None) for i, p in enumerate(patterns)]
 
 
-def _named(p: Pattern, name: str | None) -> Pattern:
+def _named(p, name: str | None):
     if name is None:
         return p
     from dataclasses import replace
@@ -222,14 +318,14 @@ def _named(p: Pattern, name: str | None) -> Pattern:
     return replace(p, name=name)
 
 
-def parse_pattern(text: str, source: str = "<text>") -> Pattern:
+def parse_pattern(text: str, source: str = "<text>"):
     ps = parse_patterns(text, source)
     if len(ps) != 1:
         raise PatternError(f"{source}: expected one pattern, found {len(ps)}")
     return ps[0]
 
 
-def parse_pattern_file(path: str | Path) -> list[Pattern]:
+def parse_pattern_file(path: str | Path) -> list:
     p = Path(path)
     try:
         text = p.read_text()
@@ -261,7 +357,9 @@ def format_structure(s: Structure) -> str:
     return f"{s.op.value}({', '.join(format_structure(c) for c in s.children)})"
 
 
-def format_pattern(p: Pattern) -> str:
+def format_pattern(p) -> str:
+    if isinstance(p, nx.NextPattern):
+        return format_next_pattern(p)
     parts = [f"PATTERN {format_structure(p.structure)}"]
     if p.conditions:
         parts.append("WHERE " + " AND ".join(str(c) for c in p.conditions))
@@ -285,3 +383,37 @@ def format_simple_pattern(sp) -> str:
             seq_order=sp.seq_order,
         )
     )
+
+
+# ---- NEXT infix form --------------------------------------------------------------------------------
+def format_next_expr(e) -> str:
+    """NEXT infix text of an expression; every nested ``|``, ``;`` and ``\\`` is parenthesized."""
+    def wrap(x) -> str:
+        return f"({format_next_expr(x)})" if isinstance(x, (nx.Union, nx.Next, nx.Except)) else format_next_expr(x)
+
+    if isinstance(e, nx.Source):
+        return f"{format_type(e.type)} {e.var}"
+    if isinstance(e, nx.Union):
+        return f"{wrap(e.left)} | {wrap(e.right)}"
+    if isinstance(e, nx.Next):
+        return f"{wrap(e.left)} ; {wrap(e.right)}"
+    if isinstance(e, nx.Except):
+        return f"{wrap(e.child)} \\ {wrap(e.fail)}"
+    inner = format_next_expr(e.child)
+    if not isinstance(e.child, nx.Source):
+        inner = f"({inner})"
+    if isinstance(e, nx.Iteration):
+        bounds = ""
+        if (e.min_size, e.max_size) != (1, None):
+            bounds = f"{{{e.min_size}}}" if e.min_size == e.max_size else f"{{{e.min_size},{'' if e.max_size is None else e.max_size}}}"
+        return f"{inner}+{bounds}"
+    return f"{inner} @ {Window.seconds(e.seconds)}"
+
+
+def format_next_pattern(p) -> str:
+    parts = [f"PATTERN {format_next_expr(p.expr)}"]
+    conds = [f"FILTER({c})" for c in p.filters] + [str(c) for c in p.conditions]
+    if conds:
+        parts.append("WHERE " + " AND ".join(conds))
+    parts.append(f"WITHIN {p.window}")
+    return " ".join(parts)

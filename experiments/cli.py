@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "plan": "experiments.commands.plan",
     "detect": "experiments.commands.detect",
     "bench": "experiments.commands.bench",
+    "place": "experiments.commands.place",
     "report": "experiments.commands.report",
     "verify": "experiments.commands.verify",
 }

@@ -20,6 +20,7 @@ from cep.errors import ConfigError
 EXPERIMENT_KINDS: dict[str, str] = {
     "stats": "experiments.exps.stats",
     "grid": "experiments.exps.grid",
+    "next": "experiments.exps.next_figs",
 }
 
 #: the committed reference reproduction (relative to the repository root)

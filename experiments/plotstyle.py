@@ -86,6 +86,7 @@ ALGORITHM_STYLE: dict[str, Style] = {
     "round-robin": Style(_C["grey"], "x"),
     "greedy": Style(_C["orange"], "^"),
     "reuse": Style(_C["blue"], "s"),
+    "rewrite+greedy": Style(_C["green"], "D"),
     "rewrite+reuse": Style(_C["vermillion"], "o"),
     "original": Style(_C["grey"], "x"),
     "rewritten": Style(_C["vermillion"], "o"),
@@ -133,6 +134,12 @@ METRIC_STYLE: dict[str, Metric] = {
     "gain_over_trivial": Metric("Throughput gain over the trivial global plan", "x"),
     "elapsed_s": Metric("Detection time", "s"),
     "matches": Metric("Matches"),
+    "supported_operators": Metric("Operators supported before overload"),
+    "supported_queries": Metric("Queries supported before overload"),
+    "query_cpu_ms": Metric("Measured CPU per query", "ms per s of stream"),
+    "complex_events_per_cpu_s": Metric("Complex events detected per CPU second", "events/s"),
+    "load_variance": Metric("Variance of node CPU load", "(CPU s/s)^2"),
+    "paper_cost": Metric("Deployment cost cost(Q,P) (Table 1 units)", "events/s"),
 }
 
 

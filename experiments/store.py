@@ -71,6 +71,20 @@ METRICS = (
     "peak_memory_bytes",
     "latency_ms_mean",
     "latency_ms_p95",
+    # NEXT (experiments/exps/next_figs.py)
+    "supported_operators",
+    "supported_queries",
+    "query_cpu_ms",
+    "distinct_operators",
+    "complex_events_per_cpu_s",
+    "cpu_s",
+    "send_us",
+    "recv_us",
+    "measure_s",
+    "deployed_operators",
+    "load_variance",
+    "paper_cost",
+    "placement_time_s",
 )
 
 
@@ -143,8 +157,9 @@ class ResultStore:
         frames = [table] if not table.empty else []
         frames += [read_rows(p) for p in part_files]
         merged = pd.concat(frames, ignore_index=True) if frames else table
-        merged = merged.drop_duplicates(subset=["cell_id", "metric"], keep="last")
-        merged = merged.sort_values(["dataset", "workload", "size", "pattern_id", "algorithm", "evaluator", "alpha", "strategy", "metric"], kind="stable")
+        # a cell has one value per metric, or per metric and x value when it sweeps x (NEXT Figure 11)
+        merged = merged.drop_duplicates(subset=["cell_id", "metric", "x_value"], keep="last")
+        merged = merged.sort_values(["dataset", "workload", "size", "pattern_id", "algorithm", "evaluator", "alpha", "strategy", "x_value", "metric"], kind="stable")
         for p in spec_files:
             spec = json.loads(p.read_text())
             cells[spec["cell_id"]] = spec

@@ -28,8 +28,11 @@ DETERMINISTIC = (
     "peak_buffered_events",
     "peak_state",
     "peak_memory_bytes",
+    "distinct_operators",
 )
-MEASURED = ("throughput_eps", "latency_ms_mean", "latency_ms_p95", "plan_time_s")
+MEASURED = ("throughput_eps", "latency_ms_mean", "latency_ms_p95", "plan_time_s",
+            "supported_queries", "supported_operators", "query_cpu_ms", "complex_events_per_cpu_s", "cpu_s",
+            "deployed_operators", "paper_cost")
 SHOWN = "shown only"
 
 
@@ -84,15 +87,29 @@ def verify_experiment(exp_dir: Path, sample: int, seed: int) -> list[Difference]
         c_status = sorted(set(committed["status"]))
         r_status = sorted(set(rows["status"]))
         out.append(Difference(name, cid, pid, alg, "status", ",".join(c_status), ",".join(r_status), c_status == r_status, "identical"))
-        cv = committed.set_index("metric")["value"]
-        rv = rows.set_index("metric")["value"]
+        cv, rv = _by_metric(committed), _by_metric(rows)
         for m in DETERMINISTIC:
-            if m in cv.index or m in rv.index:
-                a, b = cv.get(m), rv.get(m)
-                out.append(Difference(name, cid, pid, alg, m, a, b, _close(a, b), "identical"))
+            for k in sorted({k for k in (*cv, *rv) if k.split("@")[0] == m}, key=_order):
+                a, b = cv.get(k), rv.get(k)
+                out.append(Difference(name, cid, pid, alg, k, a, b, _close(a, b), "identical"))
         for m in MEASURED:
-            if m in cv.index and m in rv.index:
-                out.append(Difference(name, cid, pid, alg, m, cv.get(m), rv.get(m), True, SHOWN))
+            for k in sorted({k for k in cv if k.split("@")[0] == m} & set(rv), key=_order):
+                out.append(Difference(name, cid, pid, alg, k, cv.get(k), rv.get(k), True, SHOWN))
+    return out
+
+
+def _order(key: str) -> tuple:
+    metric, _, x = key.partition("@")
+    return (metric, float(x) if x else -math.inf)
+
+
+def _by_metric(rows: pd.DataFrame) -> dict:
+    """A cell's values by metric; a cell that sweeps an x value (``x_name``/``x_value``) has one per
+    ``metric@x``."""
+    out = {}
+    xs = rows["x_value"] if "x_value" in rows else pd.Series([None] * len(rows), index=rows.index)
+    for m, x, v in zip(rows["metric"], xs, rows["value"]):
+        out[m if x is None or pd.isna(x) else f"{m}@{x:g}"] = v
     return out
 
 

@@ -14,6 +14,7 @@ HELP = "run a benchmark (planners: plan time and cost; evaluators: throughput)"
 BENCHMARKS: dict[str, str] = {
     "planners": "experiments.bench_planners",
     "evaluators": "experiments.bench_evaluators",
+    "next": "experiments.bench_next",
 }
 
 

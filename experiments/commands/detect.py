@@ -83,6 +83,11 @@ def main(args: argparse.Namespace) -> int:
     if len(patterns) != 1:
         raise PatternError(f"detect runs exactly one pattern; the input holds {len(patterns)}")
     pattern = patterns[0]
+    from cep.next_algebra import NextPattern
+
+    if isinstance(pattern, NextPattern):
+        raise PatternError("detect runs SEQ/AND/OR patterns; a NEXT pattern runs on the NEXT operator engine "
+                           "(python -m experiments place, or evaluators.next.engine.run_queries)")
     kind = planner_kind(args.planner)
     path, fmt = resolve_data(args.data)
     load = events_loader(path, fmt)

@@ -1,4 +1,7 @@
-"""``python -m experiments parse``: print a pattern normalized, and its DNF (JQPG Section 4)."""
+"""``python -m experiments parse``: print a pattern normalized, and its DNF (JQPG Section 4).
+
+For a NEXT pattern (:mod:`cep.next_algebra`) it prints the operator count and, where one exists, the
+equivalent SEQ/OR/NOT pattern (:mod:`cep.next_mapping`) instead of a DNF."""
 
 from __future__ import annotations
 
@@ -28,7 +31,12 @@ def load_patterns(args: argparse.Namespace):
 
 
 def main(args: argparse.Namespace) -> int:
+    from cep.next_algebra import NextPattern
+
     for p in load_patterns(args):
+        if isinstance(p, NextPattern):
+            _print_next(p, args.json)
+            continue
         clauses = to_dnf(p)
         if args.json:
             print(
@@ -50,3 +58,22 @@ def main(args: argparse.Namespace) -> int:
         for sp in clauses:
             print(f"  {sp}")
     return 0
+
+
+def _print_next(p, as_json: bool) -> None:
+    from cep.next_algebra import operator_count
+    from cep.next_mapping import to_pattern
+
+    try:
+        ours, note = format_pattern(to_pattern(p)[0]), None
+    except PatternError as e:
+        ours, note = None, str(e)
+    if as_json:
+        print(json.dumps({"name": p.name, "pattern": format_pattern(p), "operators": operator_count(p.expr),
+                          "as_seq_or_not": ours, "variables": p.variables, "event_types": p.event_types}))
+        return
+    if p.name:
+        print(f"# {p.name}")
+    print(format_pattern(p))
+    print(f"NEXT pattern: {operator_count(p.expr)} operator(s)")
+    print(f"as SEQ/OR/NOT: {ours}" if ours else f"no exact SEQ/OR/NOT form: {note}")

@@ -4,9 +4,12 @@
         --planner DP-B --stats stats.json [--alpha 0.5] [--json]
 
 ``--planner all`` prints every planner of the registry side by side, ``--planner A,B`` the named
-ones.  Statistics come from a JSON file (``--stats``, the form of :class:`cep.Statistics`) or are
-computed from events (``--dataset nasdaq|traffic|<path>``).  A condition whose variables have no
-selectivity in the file counts as 1.0 (no filtering); each such key is named on stderr.  With ``--json`` each planner's result is one JSON object per
+ones.  ``--planner NEXT`` rewrites a NEXT pattern (``PATTERN S1 a ; (S2 b | S4 c) WITHIN 1 minutes``,
+:mod:`cep.next_algebra`) and prints the rewritten pattern (text that parses) with its CPU cost (NEXT
+Table 1) before and after.  Statistics come from a JSON file (``--stats``, the form of
+:class:`cep.Statistics`) or are computed from events (``--dataset nasdaq|traffic|<path>``).  A
+condition whose variables have no selectivity in the file counts as 1.0 (no filtering); each such key
+is named on stderr.  With ``--json`` each planner's result is one JSON object per
 line with the keys planner, kind, plan (a list of variables for an order, nested two-element lists
 for a tree; a list of those for a pattern with several DNF clauses), cost (null beyond the float
 range), log10_cost, plan_time_s, params, fallbacks and pattern.
@@ -90,10 +93,14 @@ def warn_missing_selectivities(pattern, stats) -> list[str]:
 
 
 def main(args: argparse.Namespace) -> int:
-    from algorithms.registry import PLANNERS, get_planner, planner_names
+    from algorithms.registry import PLANNERS, REWRITERS, get_planner, planner_names
     from algorithms.planning import plan_pattern
+    from cep.next_algebra import NextPattern
     from cep.parser import format_pattern
     from experiments.commands.parse import load_patterns
+
+    if args.planner in REWRITERS:
+        return rewrite_main(args)
 
     names = planner_names() if args.planner == "all" else [n.strip() for n in args.planner.split(",") if n.strip()]
     if not names:
@@ -107,6 +114,10 @@ def main(args: argparse.Namespace) -> int:
         if unused:
             raise PlanError(f"no planner has a parameter {unused[0]!r}")
     patterns = load_patterns(args)
+    for pattern in patterns:
+        if isinstance(pattern, NextPattern):
+            raise PlanError(f"{pattern.name or format_pattern(pattern)} is a NEXT pattern: plan it with --planner "
+                            f"{', '.join(REWRITERS)}")
     stats = load_statistics(args, patterns)
     for pattern in patterns:
         stats.require_types(pattern.event_types)
@@ -132,3 +143,43 @@ def main(args: argparse.Namespace) -> int:
 
 def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:.2f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+def rewrite_main(args: argparse.Namespace) -> int:
+    """``--planner NEXT``: rewrite each NEXT pattern; print it before and after with its CPU cost."""
+    from algorithms.registry import get_rewriter
+    from cep.next_algebra import NextPattern
+    from cep.parser import format_pattern
+    from experiments.commands.parse import load_patterns
+
+    rewriter = get_rewriter(args.planner, seed=args.seed, **parse_params(args.param))
+    patterns = load_patterns(args)
+    for p in patterns:
+        if not isinstance(p, NextPattern):
+            raise PlanError(f"planner {args.planner} rewrites NEXT patterns (written with ; | \\ + @), "
+                            f"not {format_pattern(p)}")
+    stats = load_rates(args, patterns)
+    for p in patterns:
+        r = rewriter.rewrite(p, stats)
+        if args.json:
+            print(json.dumps(r.to_json()))
+            continue
+        print(f"original:  {r.original}")
+        print(f"rewritten: {r.rewritten}")
+        print(f"CPU cost (events/s, NEXT Table 1): {r.cost_before:,.6g} -> {r.cost_after:,.6g}   "
+              f"({_ms(r.plan_time_s)}, {sum(s.accepted for s in r.steps)} of {len(r.steps)} rewrites kept)")
+    return 0
+
+
+def load_rates(args, patterns):
+    """Statistics for NEXT patterns: the ``--stats`` file, or each type's rate over the dataset's span."""
+    from cep.statistics import Statistics
+    from experiments.datasets import load_dataset
+
+    if args.stats:
+        return Statistics.load(args.stats)
+    stream = load_dataset(args.dataset)
+    span = stream.span_seconds or 1.0
+    counts = stream.type_counts()
+    types = {t for p in patterns for t in p.event_types}
+    return Statistics({t: counts.get(t, 0) / span for t in types}, source=str(args.dataset))

@@ -25,6 +25,9 @@ SECTIONS: dict[str, str] = {
     "jqpg_fig7": "experiments.reporting.jqpg:fig7",
     "jqpg_fig8": "experiments.reporting.jqpg:fig8",
     "jqpg_fig9": "experiments.reporting.jqpg:fig9",
+    "next_fig9": "experiments.reporting.next:fig9",
+    "next_fig10": "experiments.reporting.next:fig10",
+    "next_fig11": "experiments.reporting.next:fig11",
 }
 
 

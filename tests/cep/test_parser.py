@@ -104,7 +104,7 @@ def test_several_patterns_per_text_are_named_in_order():
     [
         ("PATTERN SEQ(A a, B b WITHIN 1 s", PatternSyntaxError, "line 1, column 22"),
         ("PATTERN SEQ(A a, B b)\n  WHERE a.x < WITHIN 1 s", PatternSyntaxError, "line 2"),
-        ("PATTERN SEQ(A a) WHERE a.x @ 3 WITHIN 1 s", PatternSyntaxError, "unexpected character '@'"),
+        ("PATTERN SEQ(A a) WHERE a.x $ 3 WITHIN 1 s", PatternSyntaxError, "unexpected character '$'"),
         ("PATTERN SEQ(A a)", PatternSyntaxError, "expected"),
         ("PATTERN SEQ(A a, B b) WHERE a.x < c.x WITHIN 1 s", PatternError, "undeclared variable 'c'"),
         ("PATTERN OR(NOT(A a), B b) WITHIN 1 s", PatternError, "negated event (A a) cannot be a direct operand of OR"),
