@@ -20,7 +20,8 @@ lookups.  In the generated code
     many positions back (``CSPAN``);
   * ``work`` counts the candidate combinations the joins examine (the entries of every sibling list
     a join scans), so that a run whose joins examine too many stops at a cap, as one that stores
-    too many partial matches does;
+    too many partial matches does; the cap is checked before every scan, so that no single event
+    can complete an unbounded number of matches;
   * a full match of clause ``k`` is appended to ``B`` as ``(k, slots)`` (slots in the clause's
     positive-variable order), or, when the clause has negated variables, parked in ``PDk`` until its
     release point (:mod:`cep.semantics`, "Release").
@@ -540,6 +541,7 @@ class _ClauseGen:
         sib = child.sibling()
         ms = f"ms{level}"
         src(f"work += len({self.list_name(sib)})")
+        src("if work > wcap: rt_work(work)")
         if sib.is_leaf:
             sv = sib.var
             xs = self.x(sv)

@@ -83,15 +83,25 @@ class SparkRunner:
         self.version = spark_version()
 
     def map(self, fn: CellFn, specs: Sequence[Mapping]) -> Iterator[tuple[Mapping, object]]:
+        """Each spec as one Spark task.  ``fn`` is a :func:`guarded` cell; a task whose Python
+        worker dies (killed for memory, crashed) yields ``{"error": ...}`` like a cell that raised,
+        so the run goes on and records it, and the cells not yet started are cancelled if the
+        caller stops early."""
         sc = self.spark.sparkContext
 
         def one(spec):
-            return sc.parallelize([spec], 1).map(fn).collect()[0]
+            try:
+                return sc.parallelize([spec], 1).map(fn).collect()[0]
+            except Exception:  # noqa: BLE001 - a lost task is that cell's failure, kept whole
+                return {"error": "the cell's Spark task failed (its Python worker died; out of memory?):\n" + traceback.format_exc()}
 
-        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
+        pool = ThreadPoolExecutor(max_workers=self.concurrency)
+        try:
             futures = {pool.submit(one, s): s for s in specs}
             for fut in as_completed(futures):
                 yield futures[fut], fut.result()
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def describe(self) -> dict:
         return {

@@ -3,6 +3,7 @@ forms, and the OpenCEP reference cases' match counts."""
 
 from __future__ import annotations
 
+import re
 import time
 from datetime import datetime, timedelta
 
@@ -240,3 +241,17 @@ def test_work_counts_the_candidates_joins_examine_and_its_cap_stops_a_run():
     assert m["work"] == 300 * 300 and m["matches"] == 0 and m["peak_partial_matches"] == 0
     with pytest.raises(WorkLimitError, match="examined 40[0-9]* candidate combinations, past the cap of 40000"):
         evaluate(p, plan, s, max_work=40_000, measure_memory=False)
+
+
+def test_the_work_cap_stops_a_run_inside_the_event_that_crosses_it():
+    """AND(A a, B b, C c), tree ((a, b), c), after 100 B and 100 C: the one A joins 100 B, and each
+    of those 100 (a, b) instances scans the 100 C, 10,100 candidates and 10,000 matches in one
+    event.  A cap of 500 stops the run at the scan that crosses it, not after the event."""
+    s = EventStream([Event("B", 0.0, {})] * 100 + [Event("C", 1.0, {})] * 100 + [Event("A", 2.0, {})])
+    p = parse_pattern("PATTERN AND(A a, B b, C c) WITHIN 1 hour")
+    plan = PatternPlan((TreePlan((("a", "b"), "c")),))
+    assert evaluate(p, plan, s, measure_memory=False).metrics["work"] == 100 + 100 * 100
+    with pytest.raises(WorkLimitError) as caught:
+        evaluate(p, plan, s, max_work=500, measure_memory=False)
+    examined = int(re.search(r"examined (\d+) candidate", str(caught.value)).group(1))
+    assert 500 < examined <= 600
