@@ -178,6 +178,23 @@ def pyplot():
     return plt
 
 
+def log_axis(ax, which: str = "y") -> None:
+    """A log axis whose tick labels are plain numbers (0.5, 2, 300, 1e+06), also when it spans less
+    than a decade and matplotlib would label minor ticks as 6x10^0."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    axis = ax.yaxis if which == "y" else ax.xaxis
+    (ax.set_yscale if which == "y" else ax.set_xscale)("log")
+    lo, hi = (ax.get_ylim() if which == "y" else ax.get_xlim())
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    axis.set_major_formatter(plain)
+    if hi / lo < 30:
+        axis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
+        axis.set_minor_formatter(plain)
+    else:
+        axis.set_minor_formatter(NullFormatter())
+
+
 def finish_axes(ax, *, xlabel: str, ylabel: str, integer_x: bool = False, log_y: bool = False, legend: bool = True) -> None:
     """Labels, integer ticks for sizes, a log axis when asked, and the legend outside the data."""
     from matplotlib.ticker import MaxNLocator
@@ -187,7 +204,7 @@ def finish_axes(ax, *, xlabel: str, ylabel: str, integer_x: bool = False, log_y:
     if integer_x:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if log_y:
-        ax.set_yscale("log")
+        log_axis(ax)
     handles, labels = ax.get_legend_handles_labels()
     if ax.get_legend() is not None:
         ax.get_legend().remove()
