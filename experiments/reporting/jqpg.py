@@ -160,6 +160,8 @@ def _tree_vs_order_cost(w: pd.DataFrame) -> str:
     """How much cheaper DP-B's tree is planned than DP-LD's order, both in the tree cost model
     (Cost_tree of the order taken as a left-deep tree, ``plan_cost_tree``): Cost_ord and Cost_tree
     count different things and are not compared."""
+    if "plan_cost_tree" not in w or "plan_cost" not in w:
+        return ""
     tree = w[w["algorithm"] == "DP-B"].set_index(["dataset", "pattern_id"])["plan_cost"]
     order = w[w["algorithm"] == "DP-LD"].set_index(["dataset", "pattern_id"])["plan_cost_tree"]
     r = (order / tree).replace([np.inf, -np.inf], np.nan).dropna()
