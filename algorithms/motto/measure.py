@@ -4,8 +4,9 @@ Figure 14a: "exact ... when optimization process takes less than the configured 
 
 ``python -m algorithms.motto.measure --sizes 5,10,20,40 --budget 10`` prints, per workload size
 (Table V workloads, :mod:`algorithms.motto.workloads`, seeded): the sharing graph (vertices,
-Steiner vertices, arcs), the time to build it, branch and bound (finished within the budget or
-not, time, nodes explored, cost), annealing (time, cost), and both costs relative to the trivial
+Steiner vertices, arcs), the time to build it, our combinatorial branch and bound (finished
+within the budget or not, time, nodes explored, cost), the MILP branch and bound (HiGHS; finished
+or not, time, cost), annealing (time, cost), and both costs relative to the trivial
 plan (every query from ``q_0``).  Rates are drawn per type, seeded, in ``[0.1, 1]`` events/s.
 """
 
@@ -18,11 +19,20 @@ import time
 from cep.statistics import Statistics
 
 from algorithms.motto.graph import build_graph
-from algorithms.motto.steiner import branch_and_bound, simulated_annealing
+from algorithms.motto.steiner import branch_and_bound, milp_branch_and_bound, simulated_annealing
 from algorithms.motto.workloads import table_v_workload
 
 
-def measure(m: int, *, seed: int = 0, r: float = 1.0, budget_s: float = 10.0, sa_iterations: int = 20000, max_subqueries: int = 200) -> dict:
+def measure(
+    m: int,
+    *,
+    seed: int = 0,
+    r: float = 1.0,
+    budget_s: float = 10.0,
+    sa_iterations: int = 20000,
+    max_subqueries: int = 200,
+    combinatorial: bool = True,
+) -> dict:
     queries = table_v_workload(m, seed=seed, r=r)
     rng = random.Random(seed)
     stats = Statistics({f"E{i}": round(rng.uniform(0.1, 1.0), 3) for i in range(1, 14)})
@@ -30,19 +40,24 @@ def measure(m: int, *, seed: int = 0, r: float = 1.0, budget_s: float = 10.0, sa
     sg = build_graph(queries, stats, max_subqueries=max_subqueries)
     build_s = time.perf_counter() - t0
     g = sg.graph
-    bb = branch_and_bound(g, time_budget_s=budget_s)
+    bb = branch_and_bound(g, time_budget_s=budget_s if combinatorial else 0.0)
+    mb = milp_branch_and_bound(g, time_budget_s=budget_s)
     sa = simulated_annealing(g, seed=seed, iterations=sa_iterations, time_budget_s=budget_s)
     trivial = g.trivial_cost()
     return {
         "queries": m,
         "vertices": g.n,
         "steiner": len(g.steiner),
+        "subq_cap_hit": len(g.steiner) >= max_subqueries,
         "arcs": len(g.arcs),
         "build_s": build_s,
         "bb_exact": bb.exact,
         "bb_s": bb.seconds,
         "bb_nodes": bb.explored,
         "bb_cost/trivial": bb.cost / trivial,
+        "milp_exact": mb.exact,
+        "milp_s": mb.seconds,
+        "milp_cost/trivial": mb.cost / trivial,
         "sa_s": sa.seconds,
         "sa_cost/trivial": sa.cost / trivial,
     }
@@ -55,13 +70,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seeds", default="0", help="comma-separated seeds")
     ap.add_argument("--r", type=float, default=1.0, help="basic workload ratio")
     ap.add_argument("--sa-iterations", type=int, default=20000)
+    ap.add_argument("--max-subqueries", type=int, default=200, help="cap of the interesting sub-query search")
+    ap.add_argument("--no-combinatorial", action="store_true", help="skip our combinatorial branch and bound")
     a = ap.parse_args(argv)
-    cols = ["queries", "vertices", "steiner", "arcs", "build_s", "bb_exact", "bb_s", "bb_nodes", "bb_cost/trivial", "sa_s", "sa_cost/trivial"]
+    cols = ["queries", "vertices", "steiner", "subq_cap_hit", "arcs", "build_s", "bb_exact", "bb_s", "bb_nodes", "bb_cost/trivial", "milp_exact", "milp_s", "milp_cost/trivial", "sa_s", "sa_cost/trivial"]
     print(f"budget {a.budget} s, r = {a.r}")
     print("seed " + " ".join(f"{c:>15}" for c in cols))
     for seed in (int(s) for s in a.seeds.split(",")):
         for m in (int(x) for x in a.sizes.split(",")):
-            row = measure(m, seed=seed, r=a.r, budget_s=a.budget, sa_iterations=a.sa_iterations)
+            row = measure(m, seed=seed, r=a.r, budget_s=a.budget, sa_iterations=a.sa_iterations, max_subqueries=a.max_subqueries, combinatorial=not a.no_combinatorial)
             cells = [f"{row[c]:>15.3f}" if isinstance(row[c], float) else f"{str(row[c]):>15}" for c in cols]
             print(f"{seed:>4} " + " ".join(cells), flush=True)
 

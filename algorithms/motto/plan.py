@@ -108,12 +108,14 @@ def optimize(
     sa_iterations: int = 20000,
     sa_time_budget_s: float = 60.0,
     max_subqueries: int = 200,
+    exact: str = "milp",
 ) -> MottoPlan:
     """MOTTO: the cheapest jumbo query plan of ``queries`` under ``stats`` (module docstring).
-    ``time_budget_s`` is the exact search's budget (the paper's 5 minutes by default)."""
+    ``time_budget_s`` is the exact search's budget (the paper's 5 minutes by default), ``exact``
+    its method (:func:`algorithms.motto.steiner.solve`)."""
     t0 = time.perf_counter()
     sg = build_graph(queries, stats, max_subqueries=max_subqueries)
-    res = solve(sg.graph, time_budget_s=time_budget_s, seed=seed, sa_iterations=sa_iterations, sa_time_budget_s=sa_time_budget_s)
+    res = solve(sg.graph, time_budget_s=time_budget_s, seed=seed, sa_iterations=sa_iterations, sa_time_budget_s=sa_time_budget_s, exact=exact)
     steps = _steps(sg, res.parent)
     return MottoPlan(
         queries=tuple(queries),
@@ -130,6 +132,7 @@ def optimize(
             "sa_iterations": sa_iterations,
             "sa_time_budget_s": sa_time_budget_s,
             "max_subqueries": max_subqueries,
+            "exact": exact,
         },
     )
 

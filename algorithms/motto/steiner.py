@@ -15,6 +15,8 @@ takes its cheapest in-edge from ``{r} + X + S``.  We solve exactly that:
   weakly connected component at a time, with a lower bound from the cheapest in-edges and a
   dominance rule (see the function); the incumbent starts from the greedy plan.  It stops at ``time_budget_s`` and says whether it
   finished (``exact``).
+* :func:`milp_branch_and_bound` -- the same problem as a mixed-integer program, solved by HiGHS's
+  branch and bound (scipy), whose LP bound is far stronger: the default exact method.
 * :func:`simulated_annealing` -- flips one Steiner vertex at a time, Metropolis acceptance under a
   geometric cooling schedule, seeded; returns the best set seen, so never worse than its start
   (``S`` empty: every query from the root or from another query).
@@ -242,6 +244,80 @@ def branch_and_bound(g: SteinerGraph, *, time_budget_s: float = 300.0, start: It
     return SteinerResult(cost, frozenset(chosen), parent, "exact" if finished else "branch-and-bound (budget)", finished, time.perf_counter() - t0, explored)
 
 
+def milp_branch_and_bound(g: SteinerGraph, *, time_budget_s: float = 300.0) -> SteinerResult:
+    """Exact DSMT on a DAG as a mixed-integer program solved by HiGHS's branch and bound (and cut)
+    through :func:`scipy.optimize.milp` -- MOTTO cites Lucena and Beasley's branch and cut [4].
+
+    Variables: ``y_s`` in {0, 1} per Steiner vertex (chosen or not), ``x_uv`` in [0, 1] per arc.
+    Minimize ``sum w_uv x_uv`` subject to ``sum_u x_uv = 1`` for every terminal, ``= y_v`` for every
+    Steiner vertex, and ``x_uv <= y_u`` for every arc out of a Steiner vertex (the strong,
+    facility-location form: its LP relaxation is what the branch and bound bounds with).  On a DAG
+    any integral ``y`` has an optimal integral ``x`` (each vertex's cheapest allowed in-arc), so the
+    chosen set is read from ``y`` and its tree rebuilt with :meth:`SteinerGraph.tree`.
+    """
+    import numpy as np
+    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.sparse import coo_matrix
+
+    t0 = time.perf_counter()
+    steiner = list(g.steiner)
+    if not steiner:
+        cost, parent = g.tree(())
+        return SteinerResult(cost, frozenset(), parent, "exact", True, time.perf_counter() - t0, 0)
+    arcs = list(g.arcs.items())
+    ny, nx = len(steiner), len(arcs)
+    ycol = {s: i for i, s in enumerate(steiner)}
+    c = np.concatenate([np.zeros(ny), np.array([w for _, w in arcs])])
+    rows, cols, vals, lo, hi = [], [], [], [], []
+    r = 0
+    by_head: dict[int, list[int]] = {}
+    for j, ((u, v), _) in enumerate(arcs):
+        by_head.setdefault(v, []).append(j)
+    for v in range(g.n):
+        if v == g.root or (v not in g.terminals and v not in ycol):
+            continue
+        for j in by_head.get(v, []):
+            rows.append(r), cols.append(ny + j), vals.append(1.0)
+        if v in g.terminals:
+            lo.append(1.0), hi.append(1.0)
+        else:
+            rows.append(r), cols.append(ycol[v]), vals.append(-1.0)
+            lo.append(0.0), hi.append(0.0)
+        r += 1
+    for j, ((u, v), _) in enumerate(arcs):
+        if u in ycol:
+            rows += [r, r]
+            cols += [ny + j, ycol[u]]
+            vals += [1.0, -1.0]
+            lo.append(-np.inf), hi.append(0.0)
+            r += 1
+    a = coo_matrix((vals, (rows, cols)), shape=(r, ny + nx)).tocsr()
+    integrality = np.concatenate([np.ones(ny), np.zeros(nx)])
+    res = milp(
+        c,
+        constraints=LinearConstraint(a, lo, hi),
+        integrality=integrality,
+        bounds=Bounds(np.zeros(ny + nx), np.ones(ny + nx)),
+        options={"time_limit": max(float(time_budget_s), 1e-3), "disp": False, "mip_rel_gap": 1e-9},
+    )
+    finished = res.status == 0
+    if res.x is None:  # no feasible point within the budget: the greedy incumbent
+        chosen = greedy(g)
+    else:
+        chosen = frozenset(s for s in steiner if res.x[ycol[s]] > 0.5)
+    cost, parent = g.tree(chosen)
+    # a Steiner vertex no one uses only adds its in-arc: drop such leaves
+    while True:
+        used = set(parent.values())
+        idle = [s for s in chosen if s not in used]
+        if not idle:
+            break
+        chosen = chosen - set(idle)
+        cost, parent = g.tree(chosen)
+    nodes = int(getattr(res, "mip_node_count", 0) or 0)
+    return SteinerResult(cost, frozenset(chosen), parent, "exact" if finished else "branch-and-bound (budget)", finished, time.perf_counter() - t0, nodes)
+
+
 def simulated_annealing(
     g: SteinerGraph,
     *,
@@ -282,6 +358,9 @@ def simulated_annealing(
     return SteinerResult(cost, best_set, parent, "annealing", False, time.perf_counter() - t_start, steps)
 
 
+EXACT_METHODS = ("milp", "combinatorial")
+
+
 def solve(
     g: SteinerGraph,
     *,
@@ -289,10 +368,14 @@ def solve(
     seed: int = 0,
     sa_iterations: int = 20000,
     sa_time_budget_s: float = 60.0,
+    exact: str = "milp",
 ) -> SteinerResult:
-    """MOTTO's planner: the exact branch and bound within ``time_budget_s``; if it does not finish,
+    """MOTTO's planner: the exact branch and bound within ``time_budget_s`` (``exact``: "milp",
+    HiGHS on the LP-bounded formulation, or "combinatorial", our own); if it does not finish,
     simulated annealing from its incumbent, and the better of the two."""
-    bb = branch_and_bound(g, time_budget_s=time_budget_s)
+    if exact not in EXACT_METHODS:
+        raise PlanError(f"unknown exact Steiner method {exact!r}; expected one of {', '.join(EXACT_METHODS)}")
+    bb = (milp_branch_and_bound if exact == "milp" else branch_and_bound)(g, time_budget_s=time_budget_s)
     if bb.exact:
         return bb
     sa = simulated_annealing(g, seed=seed, iterations=sa_iterations, time_budget_s=sa_time_budget_s, start=bb.chosen)

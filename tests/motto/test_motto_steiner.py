@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from algorithms.motto.graph import build_graph
 from algorithms.motto.query import conj, seq
-from algorithms.motto.steiner import SteinerGraph, branch_and_bound, simulated_annealing, solve
+from algorithms.motto.steiner import SteinerGraph, branch_and_bound, milp_branch_and_bound, simulated_annealing, solve
 from cep.errors import PlanError
 from cep.pattern import Window
 from cep.statistics import Statistics
@@ -65,13 +65,14 @@ def small_dags(draw, max_n: int = 7):
 
 @settings(max_examples=150, deadline=None)
 @given(small_dags())
-def test_branch_and_bound_equals_brute_force(g):
-    r = branch_and_bound(g, time_budget_s=30.0)
-    assert r.exact
-    assert r.cost == pytest.approx(brute_force_dsmt(g))
-    cost, parent = g.tree(r.chosen)
-    assert cost == pytest.approx(r.cost)
-    assert set(g.terminals) <= set(parent)
+def test_both_exact_searches_equal_brute_force(g):
+    expected = brute_force_dsmt(g)
+    for r in (branch_and_bound(g, time_budget_s=30.0), milp_branch_and_bound(g, time_budget_s=30.0)):
+        assert r.exact
+        assert r.cost == pytest.approx(expected)
+        cost, parent = g.tree(r.chosen)
+        assert cost == pytest.approx(r.cost)
+        assert set(g.terminals) <= set(parent)
 
 
 @settings(max_examples=100, deadline=None)
@@ -89,6 +90,9 @@ def test_solve_falls_back_to_annealing_when_the_budget_is_spent():
     assert r.method in ("exact", "annealing")
     assert r.cost == pytest.approx(5.0)
     assert solve(g).exact and solve(g).chosen == frozenset({2})
+    assert solve(g, exact="combinatorial").chosen == frozenset({2})
+    with pytest.raises(PlanError, match="unknown exact"):
+        solve(g, exact="lp")
 
 
 def test_cycles_are_refused():
