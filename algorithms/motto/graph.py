@@ -37,6 +37,8 @@ class SharingGraph:
     terminal_of: dict  # query name -> vertex
     derivations: dict  # (u, v) -> Derivation
     graph: SteinerGraph
+    n_subqueries: int = 0
+    subqueries_capped: bool = False  # the search for interesting sub-queries reached max_subqueries
 
     @property
     def n_steiner(self) -> int:
@@ -67,7 +69,8 @@ def build_graph(
         terminal_of[name] = index[q.key]
     terminals = frozenset(terminal_of.values())
     k = 0
-    for s in search_interesting(queries, max_subqueries=max_subqueries):
+    found = search_interesting(queries, max_subqueries=max_subqueries)
+    for s in found:
         if s.key not in index:
             k += 1
             index[s.key] = len(vertices)
@@ -104,4 +107,4 @@ def build_graph(
                 derivations[(w, v)] = derive(tv, ext)
     arcs = {uv: costs.edge_cost(d) for uv, d in derivations.items()}
     g = SteinerGraph(len(vertices), 0, terminals, arcs)
-    return SharingGraph(tuple(vertices), tuple(names), terminal_of, derivations, g)
+    return SharingGraph(tuple(vertices), tuple(names), terminal_of, derivations, g, k, len(found) >= max_subqueries)

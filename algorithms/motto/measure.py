@@ -48,7 +48,8 @@ def measure(
         "queries": m,
         "vertices": g.n,
         "steiner": len(g.steiner),
-        "subq_cap_hit": len(g.steiner) >= max_subqueries,
+        "subqueries": sg.n_subqueries,
+        "subq_capped": sg.subqueries_capped,
         "arcs": len(g.arcs),
         "build_s": build_s,
         "bb_exact": bb.exact,
@@ -73,7 +74,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--max-subqueries", type=int, default=200, help="cap of the interesting sub-query search")
     ap.add_argument("--no-combinatorial", action="store_true", help="skip our combinatorial branch and bound")
     a = ap.parse_args(argv)
-    cols = ["queries", "vertices", "steiner", "subq_cap_hit", "arcs", "build_s", "bb_exact", "bb_s", "bb_nodes", "bb_cost/trivial", "milp_exact", "milp_s", "milp_cost/trivial", "sa_s", "sa_cost/trivial"]
+    cols = ["queries", "vertices", "steiner", "subqueries", "subq_capped", "arcs", "build_s", "bb_exact", "bb_s", "bb_nodes", "bb_cost/trivial", "milp_exact", "milp_s", "milp_cost/trivial", "sa_s", "sa_cost/trivial"]
     print(f"budget {a.budget} s, r = {a.r}")
     print("seed " + " ".join(f"{c:>15}" for c in cols))
     for seed in (int(s) for s in a.seeds.split(",")):

@@ -125,7 +125,13 @@ def optimize(
         trivial_cost=sg.graph.trivial_cost(),
         method="exact" if res.exact else "annealing",
         optimizer_seconds=time.perf_counter() - t0,
-        graph_size={"vertices": sg.graph.n, "steiner": len(sg.graph.steiner), "arcs": len(sg.graph.arcs)},
+        graph_size={
+            "vertices": sg.graph.n,
+            "steiner": len(sg.graph.steiner),
+            "arcs": len(sg.graph.arcs),
+            "subqueries": sg.n_subqueries,
+            "subqueries_capped": sg.subqueries_capped,
+        },
         params={
             "time_budget_s": time_budget_s,
             "seed": seed,

@@ -106,10 +106,14 @@ def streams(draw, types=TYPES, max_len: int = 9, max_ts: int = 8) -> EventStream
 
 @st.composite
 def queries(draw, types=TYPES, max_depth: int = 2, window: Window | None = None) -> Query:
-    """A random query over distinct types (a subset of ``types``), nested up to ``max_depth``."""
+    """A random query over distinct types (a subset of ``types``), nested up to ``max_depth``,
+    within a time window (or, one time in four, a count window)."""
     pool = list(draw(st.permutations(types)))
     n = draw(st.integers(2, min(4, len(pool))))
-    w = window or Window.seconds(draw(st.integers(1, 6)))
+    if window is None:
+        size = draw(st.integers(1, 6))
+        window = Window.events(size + 1) if draw(st.integers(0, 3)) == 0 else Window.seconds(size)
+    w = window
 
     def build(avail: list[str], depth: int) -> Query:
         k = len(avail)

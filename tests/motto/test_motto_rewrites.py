@@ -46,7 +46,7 @@ def target_and_source(draw):
         idx = sorted(draw(st.sets(st.integers(0, len(t.operands) - 1), min_size=1)))
         ops, op0 = tuple(t.operands[i] for i in idx), t.op
     op = draw(st.sampled_from([o for o in MOp if o.strength >= op0.strength]))
-    w = Window.seconds(t.window.size + draw(st.sampled_from([0, 0, 1, 3])))
+    w = Window(t.window.kind, t.window.size + draw(st.sampled_from([0, 0, 1, 3])))
     s = Query(op, ops, w).canonical()
     assume(len(s.types) >= 1 and s.key != t.key)
     return t, s
@@ -91,7 +91,7 @@ def test_interesting_subqueries_serve_both_queries(qi, qj, stream):
 def test_window_extension_serves_both_ways(q, stream):
     """Section IV-D case 2: a source with a smaller window cannot serve ("fail to share"); extended,
     it serves the larger query and answers the original through the mark-point filter."""
-    big = q.with_window(Window.seconds(q.window.size + 2))
+    big = q.with_window(Window(q.window.kind, q.window.size + 2))
     assert derive(big, q) is None
     ext = extend_window(q, big.window)
     d = derive(q, ext)
