@@ -152,7 +152,8 @@ def _derive_top(tc: Query, sc: Query, source: Query):
         return None
     rest = [o for o, s in zip(tv.operands, tsym) if s not in set(ssym)]
     comp = Query(via, (Ref(source), *rest), tc.window, tc.seq_order)
-    return comp, ott_filters, [MST_MERGE if len(ssym) < len(tsym) else MST_SUBSTRING] + ott_tech + win
+    tech = MST_SUBSTRING if _find_substring(tsym, ssym) is not None else MST_MERGE  # of the sorted lists
+    return comp, ott_filters, [tech] + ott_tech + win
 
 
 def _derive_nested(tc: Query, sc: Query, source: Query):

@@ -135,3 +135,41 @@ def test_cost_from_scratch_and_from_a_source_are_dp_b_trees(perm, n, k, is_seq):
     constrained = get_planner("DP-B").plan_containing(model, [sub]).plan
     expected = math.exp(log_throughput_tree(model, constrained.root)) - math.exp(log_throughput_tree(model, sub))
     assert costs.tree_cost(q, frozenset(ts[:k])) == pytest.approx(expected)
+
+
+Q6 = conj("E1", "E2", "E4", window=W, name="q6")
+RATE_REGIMES = {
+    "mixed": STATS1,
+    "equal": Statistics({f"E{i}": 1.0 for i in range(1, 5)}),
+    "sparse": Statistics({f"E{i}": 0.1 for i in range(1, 5)}),
+}
+
+
+@pytest.mark.parametrize("regime", sorted(RATE_REGIMES))
+def test_figures_4_5_8_9_are_the_optimal_plans_of_their_queries(regime):
+    """Each figure's sharing is MOTTO's optimum for its two queries, in three rate regimes:
+    Figure 4 (q1 merged from q2), Figure 5 (q3, q4 from SEQ(E2, E4)), Figure 8 (q2 = Filter_sc(q5)),
+    Figure 9 (q1 and q6 from CONJ(E1 & E2))."""
+    stats = RATE_REGIMES[regime]
+    by = {"q1": WORKLOAD1[0], "q2": WORKLOAD1[1], "q3": WORKLOAD1[2], "q4": WORKLOAD1[3], "q5": WORKLOAD1[4], "q6": Q6}
+
+    def src(names):
+        p = optimize([by[n] for n in names], stats)
+        assert p.method == "exact" and p.cost < p.trivial_cost
+        return p, {s.name: s.source for s in p.steps}
+
+    _, s = src(["q1", "q2"])
+    assert s == {"q2": "q0", "q1": "q2"}
+    p, s = src(["q3", "q4"])
+    assert s["q3"] == s["q4"] != "q0" and p.step(s["q3"]).query.body() == "SEQ(E2, E4)"
+    _, s = src(["q2", "q5"])
+    assert s == {"q5": "q0", "q2": "q5"}
+    p, s = src(["q1", "q6"])
+    assert s["q1"] == s["q6"] != "q0" and p.step(s["q1"]).query.body() == "CONJ(E1 & E2)"
+
+
+def test_figure2_queries_without_common_types_stay_unshared():
+    """Figure 2's default plan: every query from the primitive events, when nothing is shareable."""
+    qs = [seq("E1", "E2", window=W, name="a"), conj("E3", "E4", window=W, name="b")]
+    p = optimize(qs, STATS1)
+    assert {s.source for s in p.steps} == {"q0"} and p.cost == pytest.approx(p.trivial_cost)

@@ -229,3 +229,17 @@ def test_filter_cd_with_nested_disj_operand():
     s = disj("E1", "E2", "E3", window=W)
     d = derive(t, s)
     assert d.composition is None and d.filters == (CompleteFilter((("E1",), ("E2", "E3")), t.canonical()),)
+
+
+@settings(max_examples=40, deadline=None)
+@given(streams(types=T4))
+def test_table1_seq_from_disj_needs_both_filters(stream):
+    """Table I, third rule: SEQ(L) = Filter_sc(Filter_cd(DISJ(L)))."""
+    t = seq("E1", "E2", "E3", window=W)
+    s = disj("E3", "E1", "E2", window=W)
+    d = derive(t, s)
+    assert d.composition is None and [f.label for f in d.filters] == ["Filter_cd", "Filter_sc"]
+    assert_preserves(d, stream)
+    d2 = derive(t, disj("E1", "E2", window=W))  # then DST: DISJ({E1|E2} | E3), Filter_cd, Filter_sc
+    assert d2.composition.body() == "DISJ({DISJ(E1 | E2)} | E3)" and [f.label for f in d2.filters] == ["Filter_cd", "Filter_sc"]
+    assert_preserves(d2, stream)
