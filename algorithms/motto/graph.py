@@ -81,7 +81,7 @@ def build_graph(
     for v in range(1, base):
         derivations[(0, v)] = from_scratch(vertices[v])
         for u in range(1, base):
-            if u != v:
+            if u != v and vertices[u].type_set <= vertices[v].type_set:
                 d = derive(vertices[v], vertices[u])
                 if d is not None:
                     derivations[(u, v)] = d
@@ -90,6 +90,8 @@ def build_graph(
             for u in range(1, base):
                 tv, su = vertices[v], vertices[u]
                 if u == v or (u, v) in derivations or su.window.kind is not tv.window.kind or su.window.size >= tv.window.size:
+                    continue
+                if not su.type_set <= tv.type_set:
                     continue
                 ext = extend_window(su, tv.window)
                 if derive(tv, ext) is None:

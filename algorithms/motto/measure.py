@@ -40,7 +40,7 @@ def measure(
     sg = build_graph(queries, stats, max_subqueries=max_subqueries)
     build_s = time.perf_counter() - t0
     g = sg.graph
-    bb = branch_and_bound(g, time_budget_s=budget_s if combinatorial else 0.0)
+    bb = branch_and_bound(g, time_budget_s=budget_s) if combinatorial else None
     mb = milp_branch_and_bound(g, time_budget_s=budget_s)
     sa = simulated_annealing(g, seed=seed, iterations=sa_iterations, time_budget_s=budget_s)
     trivial = g.trivial_cost()
@@ -52,10 +52,10 @@ def measure(
         "subq_capped": sg.subqueries_capped,
         "arcs": len(g.arcs),
         "build_s": build_s,
-        "bb_exact": bb.exact,
-        "bb_s": bb.seconds,
-        "bb_nodes": bb.explored,
-        "bb_cost/trivial": bb.cost / trivial,
+        "bb_exact": bb.exact if bb else "-",
+        "bb_s": bb.seconds if bb else "-",
+        "bb_nodes": bb.explored if bb else "-",
+        "bb_cost/trivial": bb.cost / trivial if bb else "-",
         "milp_exact": mb.exact,
         "milp_s": mb.seconds,
         "milp_cost/trivial": mb.cost / trivial,

@@ -104,6 +104,10 @@ class Query:
             out.extend((o,) if isinstance(o, str) else o.types)
         return tuple(out)
 
+    @cached_property
+    def type_set(self) -> frozenset[str]:
+        return frozenset(self.types)
+
     @property
     def level(self) -> int:
         """Nesting level (Definition 2): 1 for a query over primitive events and references."""
@@ -149,6 +153,10 @@ class Query:
     def canonical(self) -> "Query":
         """Refs expanded, same-operator nesting flattened, CONJ/DISJ operands sorted, one-operand
         operators unwrapped; equal meaning under this module's reading gives an equal result."""
+        return self._canonical
+
+    @cached_property
+    def _canonical(self) -> "Query":
         q = self.expanded()
         ops: list[Operand] = []
         for o in q.operands:

@@ -302,6 +302,8 @@ def interesting_subqueries(qi: Query, qj: Query) -> list[Query]:
     """
     if qi.window.kind is not qj.window.kind or qi.seq_order is not qj.seq_order:
         return []
+    if not (qi.type_set & qj.type_set):
+        return []
     op = qi.op if qi.op.strength >= qj.op.strength else qj.op
     window = qi.window if qi.window.size >= qj.window.size else qj.window
     a_q, b_q = qi.with_op(op), qj.with_op(op)
