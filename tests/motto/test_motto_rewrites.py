@@ -243,3 +243,26 @@ def test_table1_seq_from_disj_needs_both_filters(stream):
     d2 = derive(t, disj("E1", "E2", window=W))  # then DST: DISJ({E1|E2} | E3), Filter_cd, Filter_sc
     assert d2.composition.body() == "DISJ({DISJ(E1 | E2)} | E3)" and [f.label for f in d2.filters] == ["Filter_cd", "Filter_sc"]
     assert_preserves(d2, stream)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from("abcd"), max_size=12), st.lists(st.sampled_from("abcd"), max_size=12))
+def test_suffix_automaton_matching_lengths_against_naive(a, b):
+    """The longest substring of b ending at each position that is also a substring of a."""
+    from algorithms.motto.rewrites import SuffixAutomaton
+
+    subs = {tuple(a[i:j]) for i in range(len(a)) for j in range(i + 1, len(a) + 1)}
+    naive = [max((n for n in range(1, j + 2) if tuple(b[j - n + 1 : j + 1]) in subs), default=0) for j in range(len(b))]
+    assert SuffixAutomaton(a).matching_lengths(b) == naive
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.permutations("abcdefg"), st.permutations("abcdefg"), st.integers(2, 7), st.integers(2, 7))
+def test_common_substrings_of_distinct_symbols_are_the_maximal_ones(pa, pb, na, nb):
+    """For operand lists of distinct symbols, the reported common substrings are exactly those that
+    extend neither left nor right in both lists."""
+    a, b = pa[:na], pb[:nb]
+    subs = {tuple(a[i:j]) for i in range(len(a)) for j in range(i + 1, len(a) + 1)}
+    common = {tuple(b[i:j]) for i in range(len(b)) for j in range(i + 1, len(b) + 1)} & subs
+    maximal = {s for s in common if not any(len(t) > len(s) and any(t[k : k + len(s)] == s for k in range(len(t))) for t in common)}
+    assert set(common_substrings(a, b)) == maximal

@@ -129,3 +129,15 @@ def test_workload1_sharing_graph_holds_the_papers_edges():
     assert r.exact and r.cost == pytest.approx(brute_force_dsmt(sg.graph))
     assert r.cost < sg.graph.trivial_cost()
     assert r.parent[v["q2"]] == v["q5"]  # Figure 8: Filter_sc over q5 is cheaper than q2 from scratch
+
+
+def test_annealing_and_exact_on_a_table_v_workload():
+    from algorithms.motto.workloads import table_v_workload
+
+    qs = table_v_workload(12, seed=5, r=0.5)
+    sg = build_graph(qs, Statistics({f"E{i}": 0.2 + 0.1 * i for i in range(1, 14)}))
+    exact = milp_branch_and_bound(sg.graph)
+    assert exact.exact
+    assert branch_and_bound(sg.graph).cost == pytest.approx(exact.cost)
+    sa = simulated_annealing(sg.graph, seed=1, iterations=2000)
+    assert exact.cost - 1e-9 <= sa.cost <= sg.graph.trivial_cost() + 1e-9
