@@ -31,11 +31,13 @@ prefixes and subtrees), for wiring SH-MDT later -- each :class:`PlanStep` is one
    order-based multi-pattern tree;
 3. **a composition with filters** (MST merge with its time filter, OTT then DST): still a subtree
    containing the source's subtree, but the source computes a *weaker* sub-pattern than the
-   projection of the step (CONJ where the step has SEQ, a larger window): the join nodes above the
-   shared subtree must check the step's order, completeness and window -- which our tree
+   projection of the step (CONJ where the step has SEQ, a larger window, fewer conditions): the
+   join nodes above the shared subtree must check the step's order, completeness, window and
+   conditions -- which our tree
    evaluator's nodes do for the step's own clause; a global-plan evaluator must allow a shared
    node whose clause is weaker than the projection of the pattern that reuses it;
-4. **filters only** (``composition is None``: ``q_2 = Filter_sc(q_5)``, a window filter): a
+4. **filters only** (``composition is None``: ``q_2 = Filter_sc(q_5)``, a window filter, the
+   conditions the source does not check): a
    stateless filter node on the output of the source's root; MCEP's global plans have no such
    node, so SH-MDT needs one (or may drop these edges and fall back to 1.-3.).
 

@@ -23,8 +23,9 @@ MOTTO substitutes "the cost model for each individual query ... from SAP ESP" an
 
 ``PM`` uses the clause's order (``seq_selectivity=True``: a SEQ's partial matches respect the order
 with probability ``1/|S|!`` under random arrival) -- without it a SEQ and a CONJ over the same types
-would cost the same and Filter_sc would remove nothing.  Queries have no conditions, so only the
-rates and the window enter.
+would cost the same and Filter_sc would remove nothing.  A query's conditions (ours, over event
+types) enter with the selectivities keyed by their *types* (``"E1,E3"``; :func:`type_selectivities`
+translates a pattern's variable-keyed statistics).
 """
 
 from __future__ import annotations
@@ -32,7 +33,11 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+from typing import Mapping
+
+from cep.conditions import selectivity_key
 from cep.dnf import to_dnf
+from cep.pattern import Pattern
 from cep.statistics import Statistics
 
 from algorithms.cost_model import ClauseCostModel
@@ -40,19 +45,42 @@ from algorithms.motto.query import Query
 from algorithms.motto.rewrites import Derivation
 
 
-class MottoCosts:
-    """Costs of queries, compositions and filters under one set of statistics (cached by query key)."""
+def type_selectivities(pattern: Pattern, stats: Statistics) -> dict[str, float]:
+    """A pattern's selectivities re-keyed from its variables to their event types (for
+    :class:`MottoCosts` of :func:`algorithms.motto.query.from_pattern`'s query)."""
+    types = pattern.var_types()
+    out = {}
+    for c in pattern.conditions:
+        out[selectivity_key(types[v] for v in c.variables)] = stats.selectivity(c.variables)
+    return out
 
-    def __init__(self, stats: Statistics) -> None:
+
+class MottoCosts:
+    """Costs of queries, compositions and filters under one set of statistics (cached by query key).
+
+    ``selectivities`` are keyed by event types (``"E1,E3"``; default: ``stats.selectivities``);
+    a condition without one has selectivity 1."""
+
+    def __init__(self, stats: Statistics, selectivities: Mapping[str, float] | None = None) -> None:
         self.stats = stats
+        self.type_sels = dict(stats.selectivities if selectivities is None else selectivities)
         self._cache: dict[tuple[str, frozenset[str]], float] = {}
+
+    def _pattern(self, q: Query):
+        """``q``'s pattern, its variable types, and statistics keyed by its variables."""
+        pattern, var_type = q.to_pattern()
+        sels = {}
+        for c in pattern.conditions:
+            sels[c.key] = self.type_sels.get(selectivity_key(var_type[v] for v in c.variables), 1.0)
+        stats = Statistics(self.stats.rates, sels, self.stats.source) if sels else self.stats
+        return pattern, var_type, stats
 
     def count(self, q: Query) -> float:
         """Expected composite events of ``q`` per window: ``sum_clauses PM(all variables)``."""
-        pattern, _ = q.to_pattern()
+        pattern, _, stats = self._pattern(q)
         total = 0.0
         for sp in to_dnf(pattern):
-            model = ClauseCostModel(sp, self.stats, seq_selectivity=True)
+            model = ClauseCostModel(sp, stats, seq_selectivity=True)
             total += math.exp(float(model.log_node(model.mask_of(sp.positive))))
         return total
 
@@ -65,10 +93,10 @@ class MottoCosts:
         return self._cache[key]
 
     def _tree_cost(self, q: Query, free_types: frozenset[str]) -> float:
-        pattern, var_type = q.to_pattern()
+        pattern, var_type, stats = self._pattern(q)
         total = 0.0
         for sp in to_dnf(pattern):
-            model = ClauseCostModel(sp, self.stats, seq_selectivity=True)
+            model = ClauseCostModel(sp, stats, seq_selectivity=True)
             free = [v for v in sp.positive if var_type[v] in free_types]
             units = [model.mask_of(free)] if free else []
             units += [model.mask_of([v]) for v in sp.positive if var_type[v] not in free_types]

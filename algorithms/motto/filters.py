@@ -17,6 +17,7 @@ outputs (``output``), which is what the cost model charges it (:mod:`algorithms.
   only compares the events that are bound.
 * :class:`WindowFilter` -- the window mark-point filter of Section IV-D: drops composites whose
   events span more than the output query's window (time: timestamps, count: stream positions).
+* :class:`ConditionFilter` -- ours: the target's WHERE conditions its source does not check.
 """
 
 from __future__ import annotations
@@ -92,4 +93,20 @@ class WindowFilter:
         return f"{self.label}({self.output.window})"
 
 
-Filter = OrderFilter | CompleteFilter | WindowFilter
+@dataclass(frozen=True)
+class ConditionFilter:
+    """The target's WHERE conditions that its source does not check (ours: MOTTO has no conditions).
+    A condition constrains a composite that binds all of its types."""
+
+    conditions: tuple
+    output: Query
+    label: str = "Filter_where"
+
+    def holds(self, comp: Composite) -> bool:
+        return all(c.evaluate(comp) for c in self.conditions if c.variables <= comp.keys())
+
+    def __str__(self) -> str:
+        return f"{self.label}(" + " AND ".join(map(str, self.conditions)) + ")"
+
+
+Filter = OrderFilter | CompleteFilter | WindowFilter | ConditionFilter

@@ -52,10 +52,12 @@ def build_graph(
     max_subqueries: int = 200,
     extend_windows: bool = True,
     costs: MottoCosts | None = None,
+    selectivities=None,
 ) -> SharingGraph:
     """The sharing graph of a workload (module docstring); ``max_subqueries`` caps the recursive
-    search for interesting sub-queries."""
-    costs = costs or MottoCosts(stats)
+    search for interesting sub-queries; ``selectivities`` are keyed by event types
+    (:class:`algorithms.motto.cost.MottoCosts`)."""
+    costs = costs or MottoCosts(stats, selectivities)
     vertices: list[Query | None] = [None]
     names = ["q0"]
     index: dict[str, int] = {}

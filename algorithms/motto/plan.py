@@ -109,12 +109,14 @@ def optimize(
     sa_time_budget_s: float = 60.0,
     max_subqueries: int = 200,
     exact: str = "milp",
+    selectivities=None,
 ) -> MottoPlan:
     """MOTTO: the cheapest jumbo query plan of ``queries`` under ``stats`` (module docstring).
     ``time_budget_s`` is the exact search's budget (the paper's 5 minutes by default), ``exact``
-    its method (:func:`algorithms.motto.steiner.solve`)."""
+    its method (:func:`algorithms.motto.steiner.solve`); ``selectivities`` of the queries'
+    conditions are keyed by event types (default: ``stats.selectivities``)."""
     t0 = time.perf_counter()
-    sg = build_graph(queries, stats, max_subqueries=max_subqueries)
+    sg = build_graph(queries, stats, max_subqueries=max_subqueries, selectivities=selectivities)
     res = solve(sg.graph, time_budget_s=time_budget_s, seed=seed, sa_iterations=sa_iterations, sa_time_budget_s=sa_time_budget_s, exact=exact)
     steps = _steps(sg, res.parent)
     return MottoPlan(

@@ -22,8 +22,11 @@ The reading chosen where MOTTO leaves room (ours, documented once here):
   *non-empty subset* of its operands occurring within the window: ``DISJ(L) = OR_{S subset L, S !=
   {}} AND(S)``.  With this reading Table I's ``CONJ(L) = Filter_cd(DISJ(L))`` holds exactly; with
   our plain ``OR`` (one operand per match) it could not.
-* Queries carry no WHERE conditions, no NOT and no Kleene closure (MOTTO shares none of those);
-  :func:`from_pattern` refuses such patterns with a one-line error.
+* **Conditions** (ours; MOTTO's queries have none): a query may carry WHERE conditions written
+  over its *event types* as variables (types are distinct, so a type names one event), e.g.
+  ``E1.diff < E3.diff``.  As in ``cep.semantics``, a condition holds for every composite event that
+  binds all of its types (a DISJ composite binding only some is not constrained by it).  Queries
+  have no NOT and no Kleene closure (MOTTO shares neither); :func:`from_pattern` refuses them.
 * Windows are a :class:`cep.pattern.Window` (time or count) over the whole query; a nested query
   has its outer query's window.
 
@@ -41,6 +44,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Union
 
+from cep.conditions import Comparison
 from cep.errors import PatternError
 from cep.pattern import EventRef, Op, Operator, Pattern, SeqOrder, Strategy, Structure, Window
 
@@ -85,10 +89,15 @@ class Query:
     window: Window
     seq_order: SeqOrder = SeqOrder.NONDECREASING
     name: str | None = field(default=None, compare=False)
+    conditions: tuple[Comparison, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.operands:
             raise PatternError(f"{self.op.value}() has no operands")
+        for c in self.conditions:
+            unknown = sorted(c.variables - set(self.types))
+            if unknown:
+                raise PatternError(f"condition '{c}' names {unknown[0]!r}, not an event type of {self.body()}")
         seen: set[str] = set()
         for t in self.types:
             if t in seen:
@@ -126,7 +135,22 @@ class Query:
 
     def body(self) -> str:
         sep = {MOp.SEQ: ", ", MOp.CONJ: " & ", MOp.DISJ: " | "}[self.op]
-        return f"{self.op.value}({sep.join(operand_text(o) for o in self.operands)})"
+        where = f" WHERE {' AND '.join(sorted(map(str, self.conditions)))}" if self.conditions else ""
+        return f"{self.op.value}({sep.join(operand_text(o) for o in self.operands)}){where}"
+
+    def all_conditions(self) -> tuple[Comparison, ...]:
+        """The conditions of the query and of its nested and referenced operands, sorted, once each."""
+        out = {str(c): c for c in self.conditions}
+        for o in self.operands:
+            if not isinstance(o, str):
+                q = o.query if isinstance(o, Ref) else o
+                out.update((str(c), c) for c in q.all_conditions())
+        return tuple(out[k] for k in sorted(out))
+
+    def without_conditions(self) -> "Query":
+        """The same query with no conditions at any depth (its shape)."""
+        c = self.canonical()
+        return Query(c.op, tuple(o.without_conditions() if isinstance(o, Query) else o for o in c.operands), c.window, c.seq_order)
 
     def __str__(self) -> str:
         return f"{self.body()} WITHIN {self.window}"
@@ -148,11 +172,13 @@ class Query:
                 ops.append(o.expanded())
             else:
                 ops.append(o)
-        return Query(self.op, tuple(ops), self.window, self.seq_order, self.name)
+        return Query(self.op, tuple(ops), self.window, self.seq_order, self.name, self.conditions)
 
     def canonical(self) -> "Query":
         """Refs expanded, same-operator nesting flattened, CONJ/DISJ operands sorted, one-operand
-        operators unwrapped; equal meaning under this module's reading gives an equal result."""
+        operators unwrapped, every condition moved to the top (a condition constrains the composites
+        that bind all its types, wherever it is written); equal meaning under this module's reading
+        gives an equal result."""
         return self._canonical
 
     @cached_property
@@ -162,6 +188,7 @@ class Query:
         for o in q.operands:
             if isinstance(o, Query):
                 c = o.canonical()
+                c = Query(c.op, c.operands, c.window, c.seq_order) if c.conditions else c
                 if c.op is q.op or len(c.operands) == 1:
                     ops.extend(c.operands)
                 else:
@@ -170,7 +197,7 @@ class Query:
                 ops.append(o)
         if q.op is not MOp.SEQ:
             ops.sort(key=operand_key)
-        return Query(q.op, tuple(ops), q.window, q.seq_order, None)
+        return Query(q.op, tuple(ops), q.window, q.seq_order, None, self.all_conditions())
 
     @cached_property
     def key(self) -> str:
@@ -192,11 +219,13 @@ class Query:
         returned ``variable -> type`` mapping (:func:`composite_of_match`).
         """
         var_type: dict[str, str] = {}
+        vars_of: dict[str, list[str]] = {}
         counter = itertools.count()
 
         def fresh(t: str) -> EventRef:
             v = f"v{next(counter)}"
             var_type[v] = t
+            vars_of.setdefault(t, []).append(v)
             return EventRef(t, v)
 
         def build(q: Query) -> Structure:
@@ -214,7 +243,12 @@ class Query:
             return build(o.query if isinstance(o, Ref) else o)
 
         structure = build(self.expanded())
-        p = Pattern(structure, (), self.window, Strategy.ANY, None, self.seq_order, name or self.name)
+        conds = []  # each condition once per combination of its types' variables; a DNF clause keeps
+        for c in self.all_conditions():  # those whose variables it binds
+            ts = sorted(c.variables)
+            for combo in itertools.product(*(vars_of[t] for t in ts)):
+                conds.append(c.rename(dict(zip(ts, combo))))
+        p = Pattern(structure, tuple(conds), self.window, Strategy.ANY, None, self.seq_order, name or self.name)
         return p, var_type
 
 
@@ -236,27 +270,26 @@ def composite_of_match(match, var_type: dict[str, str]) -> frozenset[tuple[str, 
 
 
 # ---- building queries ----------------------------------------------------------------------
-def seq(*operands: Operand, window: Window, name: str | None = None, seq_order: SeqOrder = SeqOrder.NONDECREASING) -> Query:
-    return Query(MOp.SEQ, tuple(operands), window, seq_order, name)
+def seq(*operands: Operand, window: Window, name: str | None = None, seq_order: SeqOrder = SeqOrder.NONDECREASING, where=()) -> Query:
+    return Query(MOp.SEQ, tuple(operands), window, seq_order, name, tuple(where))
 
 
-def conj(*operands: Operand, window: Window, name: str | None = None, seq_order: SeqOrder = SeqOrder.NONDECREASING) -> Query:
-    return Query(MOp.CONJ, tuple(operands), window, seq_order, name)
+def conj(*operands: Operand, window: Window, name: str | None = None, seq_order: SeqOrder = SeqOrder.NONDECREASING, where=()) -> Query:
+    return Query(MOp.CONJ, tuple(operands), window, seq_order, name, tuple(where))
 
 
-def disj(*operands: Operand, window: Window, name: str | None = None, seq_order: SeqOrder = SeqOrder.NONDECREASING) -> Query:
-    return Query(MOp.DISJ, tuple(operands), window, seq_order, name)
+def disj(*operands: Operand, window: Window, name: str | None = None, seq_order: SeqOrder = SeqOrder.NONDECREASING, where=()) -> Query:
+    return Query(MOp.DISJ, tuple(operands), window, seq_order, name, tuple(where))
 
 
 def from_pattern(p: Pattern) -> Query:
-    """The MOTTO query of one of our patterns over SEQ/AND/OR and positive events.
+    """The MOTTO query of one of our patterns over SEQ/AND/OR and positive events; its conditions
+    are renamed from the pattern's variables to their event types.
 
     ``OR`` becomes DISJ: note that our OR reports one operand per match while MOTTO's DISJ reports
     every non-empty subset (module docstring), so the query computes a superset of the pattern's
     matches when the pattern has an OR; SEQ and AND patterns map exactly.
     """
-    if p.conditions:
-        raise PatternError(f"MOTTO shares queries without conditions; {p.name or 'the pattern'} has WHERE {p.conditions[0]}")
     if p.strategy is not Strategy.ANY:
         raise PatternError(f"MOTTO queries use skip-till-any-match, not {p.strategy.value}")
 
@@ -270,7 +303,8 @@ def from_pattern(p: Pattern) -> Query:
 
     q = conv(p.structure)
     assert isinstance(q, Query)
-    return replace(q, name=p.name)
+    to_type = p.var_types()
+    return replace(q, name=p.name, conditions=tuple(c.rename(to_type) for c in p.conditions))
 
 
 # ---- nested queries: division by nesting level (Section IV-D, Table II) -----------------------
@@ -296,7 +330,7 @@ def divide(q: Query) -> list[Query]:
                 ops.append(Ref(inner))
             else:
                 ops.append(o)
-        return Query(x.op, tuple(ops), x.window, x.seq_order, x.name)
+        return Query(x.op, tuple(ops), x.window, x.seq_order, x.name, x.conditions)
 
     top = cut(q.canonical())
     out.append(replace(top, name=q.name))

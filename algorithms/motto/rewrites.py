@@ -50,7 +50,7 @@ from typing import Iterable, Sequence
 
 from cep.pattern import Window
 
-from algorithms.motto.filters import CompleteFilter, Filter, OrderFilter, WindowFilter
+from algorithms.motto.filters import CompleteFilter, ConditionFilter, Filter, OrderFilter, WindowFilter
 from algorithms.motto.query import MOp, Operand, Query, Ref, divide, operand_key
 
 # technique labels
@@ -104,63 +104,77 @@ def derive(target: Query, source: Query) -> Derivation | None:
     """How ``target`` is computed from ``source``'s composite events, or None if it cannot be.
 
     ``source`` must not have a smaller window than ``target`` (extend it first,
-    :func:`extend_window`); two queries of equal meaning give None (they are one node).
+    :func:`extend_window`), and every condition of ``source`` must be one of ``target``'s (the
+    target's other conditions are checked in the composition, or by a
+    :class:`~algorithms.motto.filters.ConditionFilter` where there is none); two queries of equal
+    meaning give None (they are one node).
     """
     tc, sc = target.canonical(), source.canonical()
     if tc.key == sc.key:
         return None
     if sc.window.kind is not tc.window.kind or sc.seq_order is not tc.seq_order or sc.window.size < tc.window.size:
         return None
-    if not set(sc.types) <= set(tc.types):
+    if not sc.type_set <= tc.type_set:
         return None
+    tconds = {str(c): c for c in tc.conditions}
+    sconds = {str(c) for c in sc.conditions}
+    if not sconds <= tconds.keys():
+        return None
+    extra = tuple(c for k, c in sorted(tconds.items()) if k not in sconds)
+    shape_t, shape_s = tc.without_conditions(), sc.without_conditions()
     # both ways may apply (a CONJ source is a nested operand of a SEQ target, and OTT also reaches
     # it at the top level): the one with fewer filters is kept, the nested replacement on ties
-    found = [x for x in (_derive_nested(tc, sc, source), _derive_top(tc, sc, source)) if x is not None]
+    found = [
+        x
+        for x in (_derive_nested(tc, shape_t, sc, source, extra), _derive_top(tc, shape_t, shape_s, source, extra))
+        if x is not None
+    ]
     if not found:
         return None
-    d = min(found, key=lambda x: len(x[1]))
-    comp, filters, techs = d
+    comp, filters, techs = min(found, key=lambda x: len(x[1]))
     return Derivation(target, source, comp, tuple(filters), tuple(techs))
 
 
-def _derive_top(tc: Query, sc: Query, source: Query):
-    if sc.op.strength < tc.op.strength:
+def _derive_top(tc: Query, shape_t: Query, shape_s: Query, source: Query, extra: tuple):
+    if shape_s.op.strength < shape_t.op.strength:
         return None
-    via = sc.op
-    tv = tc.with_op(via).canonical()  # OTT step 1: the target under the source's operator
-    wider = sc.window.size > tc.window.size
+    via = shape_s.op
+    tv = shape_t.with_op(via).canonical()  # OTT step 1: the target under the source's operator
+    wider = shape_s.window.size > shape_t.window.size
     ott_filters, ott_tech = _transform_filters(tc, via)
-    if tv.with_window(sc.window).key == sc.key:
+    win = [WINDOW] if wider else []
+    if tv.with_window(shape_s.window).key == shape_s.key:
         filters: list[Filter] = [WindowFilter(tc)] if wider else []
+        filters += [ConditionFilter(extra, tc)] if extra else []
         filters += ott_filters
         if not filters:
             return None
-        return None, filters, ott_tech + ([WINDOW] if wider else [])
-    tsym, ssym = tv.symbols(), sc.symbols()
-    win = [WINDOW] if wider else []
+        return None, filters, ott_tech + win
+    tsym, ssym = tv.symbols(), shape_s.symbols()
     if via is MOp.SEQ:
         k = _find_substring(tsym, ssym)
         if k is not None:
             ops = tv.operands[:k] + (Ref(source),) + tv.operands[k + len(ssym):]
-            return Query(MOp.SEQ, ops, tc.window, tc.seq_order), ott_filters, [MST_SUBSTRING] + ott_tech + win
+            return Query(MOp.SEQ, ops, tc.window, tc.seq_order, None, extra), ott_filters, [MST_SUBSTRING] + ott_tech + win
         if not _is_subsequence(ssym, tsym):
             return None
         rest = [o for o, s in zip(tv.operands, tsym) if s not in set(ssym)]
-        comp = Query(MOp.CONJ, (Ref(source), *rest), tc.window, tc.seq_order)
-        return comp, [OrderFilter(_groups(tv), tv, "time")] + ott_filters, [MST_MERGE] + ott_tech + win
+        comp = Query(MOp.CONJ, (Ref(source), *rest), tc.window, tc.seq_order, None, extra)
+        return comp, [OrderFilter(_groups(tv), tc, "time")] + ott_filters, [MST_MERGE] + ott_tech + win
     if not set(ssym) <= set(tsym):
         return None
     rest = [o for o, s in zip(tv.operands, tsym) if s not in set(ssym)]
-    comp = Query(via, (Ref(source), *rest), tc.window, tc.seq_order)
+    comp = Query(via, (Ref(source), *rest), tc.window, tc.seq_order, None, extra)
     tech = MST_SUBSTRING if _find_substring(tsym, ssym) is not None else MST_MERGE  # of the sorted lists
     return comp, ott_filters, [tech] + ott_tech + win
 
 
-def _derive_nested(tc: Query, sc: Query, source: Query):
-    for i, o in enumerate(tc.operands):
-        if not isinstance(o, Query) or not set(sc.types) <= set(o.types):
+def _derive_nested(tc: Query, shape_t: Query, sc: Query, source: Query, extra: tuple):
+    for i, o in enumerate(shape_t.operands):
+        if not isinstance(o, Query) or not sc.type_set <= o.type_set:
             continue
-        inner = o.with_window(tc.window)
+        # the operand with the target's conditions on its types, within the target's window
+        inner = replace(o.with_window(tc.window), conditions=tuple(c for c in tc.conditions if c.variables <= o.type_set))
         if inner.canonical().key == sc.with_window(tc.window).key and sc.window.size == tc.window.size:
             comp_o, filters, techs = Ref(source), [], []
         else:
@@ -168,13 +182,13 @@ def _derive_nested(tc: Query, sc: Query, source: Query):
             if d is None:
                 continue
             comp_o = d.composition if d.composition is not None else Ref(source)
-            # the composition's window (the target's) covers the operand: no mark-point filter needed
-            filters = [f for f in d.filters if not isinstance(f, WindowFilter)]
+            # the composition's window and conditions (the target's) cover the operand's
+            filters = [f for f in d.filters if not isinstance(f, (WindowFilter, ConditionFilter))]
             techs = list(d.techniques)
             if tc.op is MOp.DISJ:  # a DISJ need not bind this operand: Filter_cd only where it does
                 filters = [replace(f, scoped=True) if isinstance(f, CompleteFilter) else f for f in filters]
-        ops = tc.operands[:i] + (comp_o,) + tc.operands[i + 1:]
-        return Query(tc.op, ops, tc.window, tc.seq_order), filters, [NESTED] + techs
+        ops = shape_t.operands[:i] + (comp_o,) + shape_t.operands[i + 1:]
+        return Query(tc.op, ops, tc.window, tc.seq_order, None, extra), filters, [NESTED] + techs
     return None
 
 
@@ -297,7 +311,8 @@ def interesting_subqueries(qi: Query, qj: Query) -> list[Query]:
     Queries of different operators are first brought to the weaker one (Table I's direction); the
     operand lists (sorted for CONJ and DISJ) are matched: every maximal common substring of length
     two or more, and every long string of two or more symbols, becomes a sub-query with the
-    common operator and the larger window (which serves both, Section IV-D).  Queries with windows
+    common operator, the larger window (which serves both, Section IV-D) and the conditions both
+    queries have on its types.  Queries with windows
     of different kinds or SEQ orders share nothing.
     """
     if qi.window.kind is not qj.window.kind or qi.seq_order is not qj.seq_order:
@@ -317,9 +332,13 @@ def interesting_subqueries(qi: Query, qj: Query) -> list[Query]:
     subs = common_substrings(a, b)
     strings = [s for s in subs if len(s) >= 2]
     strings += [s for s in long_strings([s[0] for s in subs if len(s) == 1], a, b) if len(s) >= 2]
+    common = {str(c): c for c in qi.conditions if str(c) in {str(d) for d in qj.conditions}}
     out = []
     for s in strings:
-        q = Query(op, tuple(operand_of[x] for x in s), window, qi.seq_order)
+        ops = tuple(operand_of[x] for x in s)
+        types = {t for o in ops for t in ((o,) if isinstance(o, str) else o.types)}
+        conds = tuple(c for k, c in sorted(common.items()) if c.variables <= types)
+        q = Query(op, ops, window, qi.seq_order, None, conds)
         if all(q.key != o.key for o in out):
             out.append(q)
     return out

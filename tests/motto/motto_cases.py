@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from algorithms.motto.query import MOp, Query, Ref, composite_of_match
 from algorithms.motto.rewrites import Derivation
+from cep.conditions import Attr, Comparison, Const
 from cep.events import Event, EventStream
 from cep.pattern import Window, WindowKind
 from cep.semantics import before
@@ -65,6 +66,8 @@ def evaluate(q: Query, stream: Sequence[Event], refs: Mapping[str, set[Composite
                     merged.update(c)
                 if not _fits(merged.values(), x.window):
                     continue
+                if not all(c.evaluate(merged) for c in x.conditions if c.variables <= merged.keys()):
+                    continue
                 if x.op is MOp.SEQ and not all(
                     before(max(e.ts for e in combo[i].values()), min(e.ts for e in combo[j].values()), x.seq_order)
                     for i in range(len(combo))
@@ -101,13 +104,14 @@ TYPES = ("A", "B", "C", "D", "E")
 def streams(draw, types=TYPES, max_len: int = 9, max_ts: int = 8) -> EventStream:
     n = draw(st.integers(0, max_len))
     ts = sorted(draw(st.lists(st.integers(0, max_ts), min_size=n, max_size=n)))
-    return EventStream([Event(draw(st.sampled_from(types)), float(t), {}) for t in ts])
+    return EventStream([Event(draw(st.sampled_from(types)), float(t), {"x": draw(st.integers(0, 3))}) for t in ts])
 
 
 @st.composite
-def queries(draw, types=TYPES, max_depth: int = 2, window: Window | None = None) -> Query:
+def queries(draw, types=TYPES, max_depth: int = 2, window: Window | None = None, conditions: bool = True) -> Query:
     """A random query over distinct types (a subset of ``types``), nested up to ``max_depth``,
-    within a time window (or, one time in four, a count window)."""
+    within a time window (or, one time in four, a count window), with up to two conditions on the
+    events' attribute ``x`` (a comparison of two types, or a filter)."""
     pool = list(draw(st.permutations(types)))
     n = draw(st.integers(2, min(4, len(pool))))
     if window is None:
@@ -130,4 +134,14 @@ def queries(draw, types=TYPES, max_depth: int = 2, window: Window | None = None)
         op = draw(st.sampled_from(list(MOp)))
         return Query(op, tuple(ops), w)
 
-    return build(pool[:n], 1)
+    q = build(pool[:n], 1)
+    if conditions:
+        conds = []
+        for _ in range(draw(st.integers(0, 2))):
+            if draw(st.booleans()):
+                a, b = draw(st.permutations(q.types))[:2]
+                conds.append(Comparison(draw(st.sampled_from(["<", "<=", "!="])), Attr(a, "x"), Attr(b, "x")))
+            else:
+                conds.append(Comparison(">", Attr(draw(st.sampled_from(q.types)), "x"), Const(0.0)))
+        q = Query(q.op, q.operands, q.window, q.seq_order, None, tuple(conds))
+    return q

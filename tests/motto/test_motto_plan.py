@@ -173,3 +173,20 @@ def test_figure2_queries_without_common_types_stay_unshared():
     qs = [seq("E1", "E2", window=W, name="a"), conj("E3", "E4", window=W, name="b")]
     p = optimize(qs, STATS1)
     assert {s.source for s in p.steps} == {"q0"} and p.cost == pytest.approx(p.trivial_cost)
+
+
+def test_conditions_enter_the_costs_by_type_keyed_selectivities():
+    from cep.conditions import Attr, Comparison
+    from cep.parser import parse_pattern
+    from algorithms.motto.cost import type_selectivities
+    from algorithms.motto.query import from_pattern
+
+    c = Comparison("<", Attr("A", "x"), Attr("B", "x"))
+    q = seq("A", "B", window=W, where=[c])
+    stats = Statistics({"A": 1.0, "B": 2.0})
+    assert MottoCosts(stats, {"A,B": 0.1}).count(q) == pytest.approx(10 * 20 / 2 * 0.1)
+    assert MottoCosts(stats).count(q) == pytest.approx(10 * 20 / 2)
+    p = parse_pattern("PATTERN SEQ(A a, B b) WHERE a.x < b.x WITHIN 10 seconds")
+    sels = type_selectivities(p, Statistics({"A": 1.0, "B": 2.0}, {"a,b": 0.25}))
+    assert sels == {"A,B": 0.25}
+    assert MottoCosts(stats, sels).count(from_pattern(p)) == pytest.approx(10 * 20 / 2 * 0.25)

@@ -36,12 +36,12 @@ def test_disj_is_every_nonempty_subset():
     assert got == {frozenset({("A", 0)}), frozenset({("B", 1)}), frozenset({("A", 0), ("B", 1)}), frozenset({("A", 2)})}
 
 
-def test_from_pattern_maps_operators_and_refuses_what_motto_does_not_share():
+def test_from_pattern_maps_operators_and_conditions_and_refuses_what_motto_does_not_share():
     p = parse_pattern("PATTERN SEQ(E1 a, AND(E2 b, E3 c), OR(E4 d, E5 e)) WITHIN 10 seconds")
     q = from_pattern(p)
     assert q == seq("E1", conj("E2", "E3", window=W), disj("E4", "E5", window=W), window=W)
-    with pytest.raises(PatternError, match="conditions"):
-        from_pattern(parse_pattern("PATTERN SEQ(E1 a, E2 b) WHERE a.x < b.x WITHIN 10 seconds"))
+    qc = from_pattern(parse_pattern("PATTERN SEQ(E1 a, E2 b) WHERE a.x < b.x WITHIN 10 seconds"))
+    assert [str(c) for c in qc.conditions] == ["E1.x < E2.x"]
     with pytest.raises(PatternError, match="NOT or KL"):
         from_pattern(parse_pattern("PATTERN SEQ(E1 a, NOT(E2 b), E3 c) WITHIN 10 seconds"))
     with pytest.raises(PatternError, match="twice"):
@@ -80,3 +80,15 @@ def test_divide_levels_table_ii():
     assert len(parts) == 4 and all(p.level == 1 for p in parts)
     assert parts[0].key == inner.key
     assert parts[-1].expanded().key == q.key
+
+
+@settings(max_examples=40, deadline=None)
+@given(streams())
+def test_from_pattern_of_a_seq_and_pattern_with_conditions_keeps_its_matches(stream):
+    p = parse_pattern("PATTERN SEQ(A a, AND(B b, C c), D d) WHERE a.x < c.x AND d.x > 0 WITHIN 4 seconds")
+    q = from_pattern(p)
+    from evaluators.brute_force import brute_force_matches
+
+    types = p.var_types()
+    expected = {frozenset((types[v], ps[0]) for v, ps in m.bindings) for m in brute_force_matches(p, stream)}
+    assert brute_composites(q, stream) == expected

@@ -36,7 +36,7 @@ def assert_preserves(d, stream):
 def target_and_source(draw):
     """A random target and a source that may serve it: a subsequence (or subset) of its operands,
     or one of its nested operands, under an operator of equal or weaker strength (Table I's
-    direction) and a window of equal or larger size."""
+    direction), a window of equal or larger size, and some of the target's conditions on its types."""
     t = draw(queries()).canonical()
     nested = [o for o in t.operands if isinstance(o, Query)]
     if nested and draw(st.booleans()):
@@ -47,7 +47,10 @@ def target_and_source(draw):
         ops, op0 = tuple(t.operands[i] for i in idx), t.op
     op = draw(st.sampled_from([o for o in MOp if o.strength >= op0.strength]))
     w = Window(t.window.kind, t.window.size + draw(st.sampled_from([0, 0, 1, 3])))
-    s = Query(op, ops, w).canonical()
+    types = {x for o in ops for x in ((o,) if isinstance(o, str) else o.types)}
+    own = [c for c in t.conditions if c.variables <= types]
+    conds = tuple(c for c in own if draw(st.booleans()))  # the source checks some of them
+    s = Query(op, ops, w, t.seq_order, None, conds).canonical()
     assume(len(s.types) >= 1 and s.key != t.key)
     return t, s
 
