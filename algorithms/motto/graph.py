@@ -49,7 +49,7 @@ def build_graph(
     queries: Sequence[Query],
     stats: Statistics,
     *,
-    max_subqueries: int = 200,
+    max_subqueries: int = 2000,
     extend_windows: bool = True,
     costs: MottoCosts | None = None,
     selectivities=None,

@@ -30,7 +30,7 @@ def measure(
     r: float = 1.0,
     budget_s: float = 10.0,
     sa_iterations: int = 20000,
-    max_subqueries: int = 200,
+    max_subqueries: int = 2000,
     combinatorial: bool = True,
 ) -> dict:
     queries = table_v_workload(m, seed=seed, r=r)
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seeds", default="0", help="comma-separated seeds")
     ap.add_argument("--r", type=float, default=1.0, help="basic workload ratio")
     ap.add_argument("--sa-iterations", type=int, default=20000)
-    ap.add_argument("--max-subqueries", type=int, default=200, help="cap of the interesting sub-query search")
+    ap.add_argument("--max-subqueries", type=int, default=2000, help="cap of the interesting sub-query search")
     ap.add_argument("--no-combinatorial", action="store_true", help="skip our combinatorial branch and bound")
     a = ap.parse_args(argv)
     cols = ["queries", "vertices", "steiner", "subqueries", "subq_capped", "arcs", "build_s", "bb_exact", "bb_s", "bb_nodes", "bb_cost/trivial", "milp_exact", "milp_s", "milp_cost/trivial", "sa_s", "sa_cost/trivial"]

@@ -107,7 +107,7 @@ def optimize(
     seed: int = 0,
     sa_iterations: int = 20000,
     sa_time_budget_s: float = 60.0,
-    max_subqueries: int = 200,
+    max_subqueries: int = 2000,
     exact: str = "milp",
     selectivities=None,
 ) -> MottoPlan:

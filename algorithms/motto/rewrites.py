@@ -348,7 +348,7 @@ def _sorted(q: Query) -> Query:
     return Query(q.op, tuple(sorted(q.operands, key=operand_key)), q.window, q.seq_order, q.name)
 
 
-def search_interesting(queries: Sequence[Query], *, max_subqueries: int = 200) -> list[Query]:
+def search_interesting(queries: Sequence[Query], *, max_subqueries: int = 2000) -> list[Query]:
     """All interesting sub-queries of a workload, searched recursively (Section IV-B: "we need to
     search recursively among them ... only stops when no more interesting sub-queries can be
     identified"), nested queries divided first (Section IV-D, Table IV: every pair of divided parts).

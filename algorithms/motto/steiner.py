@@ -6,15 +6,15 @@ and spanning all the vertices in X."  MOTTO applies branch and bound [Lucena & B
 exact solution within a time budget (5 minutes in the paper) and simulated annealing beyond it.
 
 MOTTO's graphs are acyclic: an edge ``q_x -> q_i`` needs ``q_x``'s types to be a subset of
-``q_i``'s, and for equal types a strictly weaker operator or a strictly larger window
-(:mod:`algorithms.motto.rewrites`).  On a DAG every choice of one in-edge per chosen vertex is a
+``q_i``'s, an operator of equal or weaker strength, a window of equal or larger size and a subset
+of ``q_i``'s conditions, and ``q_x`` and ``q_i`` differ (:mod:`algorithms.motto.rewrites`).  On a DAG every choice of one in-edge per chosen vertex is a
 tree, so the problem is: choose the set ``S`` of Steiner vertices; each vertex of ``X + S`` then
 takes its cheapest in-edge from ``{r} + X + S``.  We solve exactly that:
 
 * :func:`branch_and_bound` -- depth-first over the Steiner vertices (include / exclude), one
   weakly connected component at a time, with a lower bound from the cheapest in-edges and a
-  dominance rule (see the function); the incumbent starts from the greedy plan.  It stops at ``time_budget_s`` and says whether it
-  finished (``exact``).
+  dominance rule (see the function); the incumbent starts from the greedy plan.  It stops at
+  ``time_budget_s`` and says whether it finished (``exact``).
 * :func:`milp_branch_and_bound` -- the same problem as a mixed-integer program, solved by HiGHS's
   branch and bound (scipy), whose LP bound is far stronger: the default exact method.
 * :func:`simulated_annealing` -- flips one Steiner vertex at a time, Metropolis acceptance under a
