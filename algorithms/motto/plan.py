@@ -112,6 +112,17 @@ def optimize(
     selectivities=None,
 ) -> MottoPlan:
     """MOTTO: the cheapest jumbo query plan of ``queries`` under ``stats`` (module docstring).
+
+    >>> from algorithms.motto import conj, optimize, seq
+    >>> from cep.pattern import Window
+    >>> from cep.statistics import Statistics
+    >>> w = Window.seconds(10)
+    >>> plan = optimize([seq("E1", "E3", window=w, name="q2"), conj("E1", "E3", window=w, name="q5")],
+    ...                 Statistics({"E1": 1.0, "E3": 1.0}))
+    >>> for step in plan.steps: print(step)
+    q5 = CONJ(E1 & E3) <- q0: from the primitive events  [scratch; cost 120]
+    q2 = SEQ(E1, E3) <- q5: {q5} -> Filter_sc(E1 < E3)  [OTT; cost 50]
+
     ``time_budget_s`` is the exact search's budget (the paper's 5 minutes by default), ``exact``
     its method (:func:`algorithms.motto.steiner.solve`); ``selectivities`` of the queries'
     conditions are keyed by event types (default: ``stats.selectivities``)."""

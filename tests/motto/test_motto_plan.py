@@ -190,3 +190,14 @@ def test_conditions_enter_the_costs_by_type_keyed_selectivities():
     sels = type_selectivities(p, Statistics({"A": 1.0, "B": 2.0}, {"a,b": 0.25}))
     assert sels == {"A,B": 0.25}
     assert MottoCosts(stats, sels).count(from_pattern(p)) == pytest.approx(10 * 20 / 2 * 0.25)
+
+
+def test_docstring_examples_run():
+    import doctest
+    import importlib
+    import pkgutil
+
+    import algorithms.motto
+
+    for mod in pkgutil.walk_packages(algorithms.motto.__path__, "algorithms.motto."):
+        assert doctest.testmod(importlib.import_module(mod.name)).failed == 0, mod.name
