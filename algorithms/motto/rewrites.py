@@ -368,9 +368,16 @@ def search_interesting(queries: Sequence[Query], *, max_subqueries: int = 2000) 
             if part.key not in seen:
                 seen.add(part.key)
                 pool.append(part)
+    emitted: set[str] = set()
+
+    def emit(q: Query) -> None:
+        if q.key not in known and q.key not in emitted:
+            emitted.add(q.key)
+            out.append(q.expanded())
+
     for part in pool:  # a divided part common to two queries is an interesting sub-query (Table IV, 3rd)
-        if len(origins[part.key]) > 1 and part.key not in known:
-            out.append(part.expanded())
+        if len(origins[part.key]) > 1:
+            emit(part)
     frontier = list(pool)
     done_pairs: set[tuple[str, str]] = set()
     while frontier:
@@ -381,12 +388,10 @@ def search_interesting(queries: Sequence[Query], *, max_subqueries: int = 2000) 
                 continue
             done_pairs.add(pair)
             for s in interesting_subqueries(x, y):
-                if s.key in seen:
-                    continue
-                seen.add(s.key)
-                new.append(s)
-                if s.key not in known:
-                    out.append(s.expanded())
+                emit(s)  # also when it is a divided part of one query: it serves another too
+                if s.key not in seen:
+                    seen.add(s.key)
+                    new.append(s)
                 if len(out) >= max_subqueries:
                     return out
         pool.extend(new)

@@ -269,3 +269,11 @@ def test_common_substrings_of_distinct_symbols_are_the_maximal_ones(pa, pb, na, 
     common = {tuple(b[i:j]) for i in range(len(b)) for j in range(i + 1, len(b) + 1)} & subs
     maximal = {s for s in common if not any(len(t) > len(s) and any(t[k : k + len(s)] == s for k in range(len(t))) for t in common)}
     assert set(common_substrings(a, b)) == maximal
+
+
+def test_a_nested_part_of_one_query_common_with_another_is_interesting():
+    """SEQ(E2, E3) is an inner part of CONJ(E5 & SEQ(E2, E3)) and a substring of SEQ(E1, E2, E3, E4)."""
+    x = seq("E1", "E2", "E3", "E4", window=W)
+    y = conj("E5", seq("E2", "E3", window=W), window=W)
+    found = [s.body() for s in search_interesting([x, y])]
+    assert "SEQ(E2, E3)" in found
