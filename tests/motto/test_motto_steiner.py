@@ -141,3 +141,13 @@ def test_annealing_and_exact_on_a_table_v_workload():
     assert branch_and_bound(sg.graph).cost == pytest.approx(exact.cost)
     sa = simulated_annealing(sg.graph, seed=1, iterations=2000)
     assert exact.cost - 1e-9 <= sa.cost <= sg.graph.trivial_cost() + 1e-9
+
+
+def test_solve_falls_back_to_annealing_from_the_incumbent():
+    """Past its budget the exact search hands its incumbent to annealing (Section V-B)."""
+    from algorithms.motto.workloads import table_v_workload
+
+    sg = build_graph(table_v_workload(40, seed=0), Statistics({f"E{i}": 0.1 * i for i in range(1, 14)}))
+    r = solve(sg.graph, time_budget_s=0.0, exact="combinatorial", sa_iterations=500)
+    assert r.method == "annealing" and not r.exact
+    assert milp_branch_and_bound(sg.graph).cost - 1e-9 <= r.cost <= sg.graph.trivial_cost() + 1e-9
