@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-
 from typing import Mapping
 
 from cep.conditions import selectivity_key

@@ -40,6 +40,9 @@ The techniques, all in :func:`derive`:
   does; a source with a smaller window cannot serve (MOTTO's "fail to share") until it is extended
   (:func:`extend_window`), and the extended source then answers the original one through a window
   filter.
+* **Conditions** (ours; MOTTO's queries have none): a source may check a subset of the target's
+  conditions; the others are checked in the composition, or by a
+  :class:`~algorithms.motto.filters.ConditionFilter` where there is none.
 """
 
 from __future__ import annotations
