@@ -19,7 +19,7 @@ from algorithms.motto.query import MOp, Query, Ref, composite_of_match
 from algorithms.motto.rewrites import Derivation
 from cep.conditions import Attr, Comparison, Const
 from cep.events import Event, EventStream
-from cep.pattern import Window, WindowKind
+from cep.pattern import SeqOrder, Window, WindowKind
 from cep.semantics import before
 from evaluators.brute_force import brute_force_matches
 
@@ -110,14 +110,16 @@ def streams(draw, types=TYPES, max_len: int = 9, max_ts: int = 8) -> EventStream
 @st.composite
 def queries(draw, types=TYPES, max_depth: int = 2, window: Window | None = None, conditions: bool = True) -> Query:
     """A random query over distinct types (a subset of ``types``), nested up to ``max_depth``,
-    within a time window (or, one time in four, a count window), with up to two conditions on the
-    events' attribute ``x`` (a comparison of two types, or a filter)."""
+    within a time window (or, one time in four, a count window), SEQ's order non-decreasing (or,
+    one time in four, strict), with up to two conditions on the events' attribute ``x`` (a
+    comparison of two types, or a filter)."""
     pool = list(draw(st.permutations(types)))
     n = draw(st.integers(2, min(4, len(pool))))
     if window is None:
         size = draw(st.integers(1, 6))
         window = Window.events(size + 1) if draw(st.integers(0, 3)) == 0 else Window.seconds(size)
     w = window
+    so = SeqOrder.STRICT if draw(st.integers(0, 3)) == 0 else SeqOrder.NONDECREASING
 
     def build(avail: list[str], depth: int) -> Query:
         k = len(avail)
@@ -132,7 +134,7 @@ def queries(draw, types=TYPES, max_depth: int = 2, window: Window | None = None,
                 ops.append(avail[i])
                 i += 1
         op = draw(st.sampled_from(list(MOp)))
-        return Query(op, tuple(ops), w)
+        return Query(op, tuple(ops), w, so)
 
     q = build(pool[:n], 1)
     if conditions:

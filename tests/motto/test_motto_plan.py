@@ -4,6 +4,7 @@ query gets exactly its own matches; the cost model against DP-B; Table V workloa
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -51,7 +52,7 @@ def workloads_and_stats(draw):
         if q.key in keys:
             continue
         keys.add(q.key)
-        qs.append(Query(q.op, q.operands, q.window, q.seq_order, f"q{i + 1}"))
+        qs.append(replace(q, name=f"q{i + 1}"))
     rates = {t: draw(st.sampled_from([0.1, 0.5, 1.0, 3.0])) for t in TYPES}
     return qs, Statistics(rates)
 
