@@ -157,6 +157,7 @@ class HamletExecutor:
         self.shared_graphlets = 0
         self.decisions = 0
         self.decision_seconds = 0.0
+        self.trace: list | None = None  # set to [] to record shared graphlets (tests: Tables 3-5)
 
     # ---- vectors per query (slot = start pane mod L) ---------------------------------------------
     @staticmethod
@@ -372,6 +373,7 @@ class HamletExecutor:
         values: list[dict] = [{cq.index: self._base(part, cq, cq.elem_of_type[etype], cur) for cq in shared}]
         self.snapshots += 1
         S: dict = {}  # coefficients summed over the graphlet's events so far (committed timestamps)
+        events_coefs: list = []
         pend: dict = {}
         last_ts = None
         for e, m in zip(events, masks):
@@ -388,6 +390,10 @@ class HamletExecutor:
                 for s, c in S.items():
                     pend[s] = pend.get(s, 0) + c
                 pend[0] = pend.get(0, 0) + 1
+                if self.trace is not None:
+                    coef = dict(S)
+                    coef[0] = coef.get(0, 0) + 1
+                    events_coefs.append((e.pos, coef))
             else:  # predicates differ: an event-level snapshot z (Definition 3.11)
                 zval = {}
                 for cq, b in zip(shared, bits):
@@ -404,6 +410,8 @@ class HamletExecutor:
                 self.snapshots += 1
                 z = len(values) - 1
                 pend[z] = pend.get(z, 0) + 1
+                if self.trace is not None:
+                    events_coefs.append((e.pos, {z: 1}))
         for s, c in pend.items():
             S[s] = S.get(s, 0) + c
         for cq in shared:
@@ -413,7 +421,9 @@ class HamletExecutor:
                 for sl in range(cq.L):
                     total[sl] += c * sv[sl]
             defer.append((cq, cq.elem_of_type[etype], total))
-        self.last_snapshot_values = values
+        if self.trace is not None:
+            self.trace.append({"type": etype, "queries": [cq.index for cq in shared], "coefficients": events_coefs,
+                               "snapshots": [{q: list(v) for q, v in val.items()} for val in values]})
 
     # ---- driver -----------------------------------------------------------------------------------
     def run(self, stream) -> TrendResult:
