@@ -44,7 +44,7 @@ class BurstInfo:
 
     ``candidates``: the queries that could share it (their ``E+`` is shareable); ``masks``: per event
     of the burst, the bit set of candidates (bit j = candidates[j]) that match it; ``b`` events in the
-    burst, ``n`` events of the partition in the current window so far, ``g`` events in the graphlets a
+    burst, ``n`` events of the partition in the current pane so far (the burst included), ``g`` events in the graphlets a
     new snapshot reads, ``t`` event types per query."""
 
     type: str
@@ -334,7 +334,7 @@ class HamletExecutor:
                     if f(e.attrs):
                         m |= cm
                 masks.append(m)
-        info = BurstInfo(etype, tuple(cq.index for cq in cands), masks, len(events), part.n, part.since,
+        info = BurstInfo(etype, tuple(cq.index for cq in cands), masks, len(events), part.n + len(events), part.since,
                          max(len(cq.types) for cq in cands))
         t0 = time.perf_counter()
         chosen = self.policy.decide(info)
