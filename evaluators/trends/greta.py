@@ -17,6 +17,7 @@ than a window are dropped.
 
 from __future__ import annotations
 
+import time
 from typing import Sequence
 
 from cep.trends import TrendQuery
@@ -41,7 +42,9 @@ def run_greta(queries: Sequence[TrendQuery], stream, *, max_vertices: int | None
     states: list[dict] = [dict() for _ in compiled]
     graphs: list[dict] = [dict() for _ in compiled]
     stored = peak = 0
+    lat: list[float] = []
     for group in timestamp_groups(events):
+        t0 = time.perf_counter()
         ts = group[0].ts
         cur = pane_of(ts, pane)
         for cq, gs, st in zip(compiled, graphs, states):
@@ -108,6 +111,8 @@ def run_greta(queries: Sequence[TrendQuery], stream, *, max_vertices: int | None
 
                 raise PartialMatchLimitError(f"greta: more than {max_vertices} stored vertices")
         peak = max(peak, stored)
+        lat.append((time.perf_counter() - t0) * 1000.0)
     res = TrendResult(list(queries), compiled, states, "greta", len(events), clock.elapsed())
+    res.latencies_ms = lat
     res.extra["peak_vertices"] = peak
     return res

@@ -13,6 +13,7 @@ query's result is the sum over its sequences.  ``max_sequences`` caps the flatte
 from __future__ import annotations
 
 import itertools
+import time
 from fractions import Fraction
 from typing import Sequence
 
@@ -38,10 +39,12 @@ def run_sharon(queries: Sequence[TrendQuery], stream, *, max_positions: int = DE
     _p, compiled = compile_queries(queries)
     states: list[dict] = [dict() for _ in compiled]
     sequences = 0
+    lat: list[float] = []
     for cq, st in zip(compiled, states):
         q, agg = cq.query, cq.agg
         ks = sorted({k for e in events for k in windows_of(q, e.ts)})
         for k in ks:
+            t0 = time.perf_counter()
             lo, hi = k * q.slide, k * q.slide + q.window
             parts: dict = {}
             for e in events:
@@ -100,6 +103,8 @@ def run_sharon(queries: Sequence[TrendQuery], stream, *, max_positions: int = DE
                         st[(k, g)] = total
                     else:
                         agg.add(cur, total)
+            lat.append((time.perf_counter() - t0) * 1000.0)
     res = TrendResult(list(queries), compiled, states, "sharon", len(events), clock.elapsed())
+    res.latencies_ms = lat
     res.extra["sequences"] = sequences
     return res

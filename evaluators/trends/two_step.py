@@ -14,6 +14,7 @@ not modelled: each query builds its own trends.)
 
 from __future__ import annotations
 
+import time
 from typing import Sequence
 
 from cep.errors import PartialMatchLimitError
@@ -32,7 +33,9 @@ def run_two_step(queries: Sequence[TrendQuery], stream, *, max_trends: int = DEF
     peak = 0
     complete: list[list] = [[] for _ in compiled]  # (group, start pane, end pane, events by element)
     parts: list[dict] = [dict() for _ in compiled]  # key -> [partials, not_ts]
+    lat: list[float] = []
     for group in timestamp_groups(events):
+        t0 = time.perf_counter()
         ts = group[0].ts
         cur = pane_of(ts, pane)
         for cq, ps, done in zip(compiled, parts, complete):
@@ -73,6 +76,7 @@ def run_two_step(queries: Sequence[TrendQuery], stream, *, max_trends: int = DEF
             if live + sum(len(d) for d in complete) > max_trends:
                 raise PartialMatchLimitError(f"two-step: more than {max_trends:,} constructed trends")
         peak = max(peak, live)
+        lat.append((time.perf_counter() - t0) * 1000.0)
     # step two: aggregate the constructed trends
     for cq, done, st in zip(compiled, complete, states):
         agg = cq.agg
@@ -83,6 +87,7 @@ def run_two_step(queries: Sequence[TrendQuery], stream, *, max_trends: int = DEF
                 s.append(sum(vals) if kind == "sum" else (min(vals) if kind == "min" else max(vals)))
             add_result(cq, st, grp, sp, ep, s)
     res = TrendResult(list(queries), compiled, states, "two-step", len(events), clock.elapsed())
+    res.latencies_ms = lat
     res.extra["trends"] = sum(len(d) for d in complete)
     res.extra["peak_partial_trends"] = peak
     return res
