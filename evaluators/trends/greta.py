@@ -21,7 +21,7 @@ import time
 from typing import Sequence
 
 from cep.trends import TrendQuery
-from evaluators.trends.common import Clock, TrendResult, add_result, compile_queries, pane_of, timestamp_groups
+from evaluators.trends.common import Clock, TrendResult, add_result, compile_queries, PaneClock, timestamp_groups
 
 
 class _Graph:
@@ -43,10 +43,11 @@ def run_greta(queries: Sequence[TrendQuery], stream, *, max_vertices: int | None
     graphs: list[dict] = [dict() for _ in compiled]
     stored = peak = 0
     lat: list[float] = []
+    pane_clock = PaneClock(pane)
     for group in timestamp_groups(events):
         t0 = time.perf_counter()
         ts = group[0].ts
-        cur = pane_of(ts, pane)
+        cur = pane_clock(ts)
         for cq, gs, st in zip(compiled, graphs, states):
             agg = cq.agg
             new: list[tuple] = []

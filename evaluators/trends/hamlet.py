@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 from cep.trends import TrendQuery
-from evaluators.trends.common import Clock, TrendResult, add_result, compile_queries, pane_of, timestamp_groups
+from evaluators.trends.common import Clock, PaneClock, TrendResult, add_result, compile_queries, timestamp_groups
 
 
 @dataclass
@@ -289,20 +289,28 @@ class HamletExecutor:
         else:
             self._commit(part, key, cq, i, total, cur)
 
-    # ---- a generic timestamp group: everything non-shared, commits after all are computed --------
+    # ---- a timestamp group with several types: nothing in it precedes anything else in it ---------
     def _generic(self, tpl: _Template, part: _Part, key, events: list, cur: int) -> None:
+        """Every event is computed against the state before the group, then all are committed; the
+        events of a shareable type form a burst of their own (an event of another type ends it)."""
         defer: list = []
         kills: list = []
+        bursts: dict[str, list] = {}
         for e in events:
+            if e.type in tpl.shareable:
+                bursts.setdefault(e.type, []).append(e)
+                continue
             for cq in tpl.by_type.get(e.type, ()):
                 i = cq.elem_of_type.get(e.type)
                 if i is not None and cq.filters[i](e.attrs):
                     self._nonshared(part, key, cq, i, [e], cur, defer)
+                    self.graphlets += 1
                 for after, f in cq.negs_of_type.get(e.type, ()):
                     if f(e.attrs):
                         kills.append((cq, after))
+        for etype, evs in bursts.items():
+            self._burst(tpl, part, key, etype, evs, cur, defer, kills)
         self._apply(part, key, defer, kills, cur)
-        self.graphlets += len(defer)
 
     def _apply(self, part, key, defer, kills, cur) -> None:
         for cq, after in kills:
@@ -318,8 +326,13 @@ class HamletExecutor:
         part.run, part.run_type = [], None
         if not events:
             return
-        tpl = self._tpl_of_part[id(part)]
-        cur = part.pane
+        defer: list = []
+        kills: list = []
+        self._burst(self._tpl_of_part[id(part)], part, key, etype, events, part.pane, defer, kills)
+        self._apply(part, key, defer, kills, part.pane)
+
+    def _burst(self, tpl, part: _Part, key, etype: str, events: list, cur: int, defer: list, kills: list) -> None:
+        """Decide (the policy) and compute one complete burst; commits go to ``defer``."""
         cands = tpl.shareable[etype]
         classes = tpl.classes[etype]
         full = (1 << len(cands)) - 1
@@ -343,8 +356,6 @@ class HamletExecutor:
         part.n += len(events)
         part.since = 0
         shared = [cands[j] for j in sorted(chosen)] if len(chosen) >= 2 else []
-        defer: list = []
-        kills: list = []
         # queries outside the sharing set: their own graphlets
         shared_ids = {cq.index for cq in shared}
         for cq in tpl.by_type.get(etype, ()):
@@ -358,8 +369,7 @@ class HamletExecutor:
                 if any(f(e.attrs) for e in events):
                     kills.append((cq, after))
         if shared:
-            self._shared(part, key, shared, [cands.index(cq) for cq in shared], events, masks, cur, defer)
-        self._apply(part, key, defer, kills, cur)
+            self._shared(part, key, shared, sorted(chosen), events, masks, cur, defer)
 
     def _shared(self, part, key, shared, bits, events, masks, cur, defer) -> None:
         """One shared graphlet for the queries ``shared`` (Algorithm 1, lines 7-20)."""
@@ -431,10 +441,10 @@ class HamletExecutor:
         events = list(stream)
         self._tpl_of_part: dict = {}
         lat: list[float] = []
-        pane = self.pane
+        clock_pane = PaneClock(self.pane)
         for group in timestamp_groups(events):
             t0 = time.perf_counter()
-            cur = pane_of(group[0].ts, pane)
+            cur = clock_pane(group[0].ts)
             for tpl in self.templates:
                 attrs = tpl.partition_attributes
                 by_part: dict = {}
@@ -463,8 +473,9 @@ class HamletExecutor:
                         if part.run:
                             self._flush(part, key)
                         self._generic(tpl, part, key, evs, cur)
-                        part.n += len(evs)
-                        part.since += len(evs)
+                        other = sum(1 for e in evs if e.type not in tpl.shareable)
+                        part.n += other
+                        part.since += other
             lat.append((time.perf_counter() - t0) * 1000.0)
         t0 = time.perf_counter()
         for tpl in self.templates:

@@ -19,7 +19,7 @@ from typing import Sequence
 
 from cep.errors import PartialMatchLimitError
 from cep.trends import TrendQuery, number
-from evaluators.trends.common import INF, Clock, TrendResult, add_result, compile_queries, pane_of, timestamp_groups
+from evaluators.trends.common import INF, Clock, TrendResult, add_result, compile_queries, PaneClock, timestamp_groups
 
 DEFAULT_MAX_TRENDS = 1_000_000
 
@@ -34,10 +34,11 @@ def run_two_step(queries: Sequence[TrendQuery], stream, *, max_trends: int = DEF
     complete: list[list] = [[] for _ in compiled]  # (group, start pane, end pane, events by element)
     parts: list[dict] = [dict() for _ in compiled]  # key -> [partials, not_ts]
     lat: list[float] = []
+    pane_clock = PaneClock(pane)
     for group in timestamp_groups(events):
         t0 = time.perf_counter()
         ts = group[0].ts
-        cur = pane_of(ts, pane)
+        cur = pane_clock(ts)
         for cq, ps, done in zip(compiled, parts, complete):
             last = len(cq.types) - 1
             new, kills = [], []

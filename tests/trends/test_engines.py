@@ -133,3 +133,16 @@ def test_count_equals_detect_matches_on_tiny_inputs(tmp_path_factory, s, text):
     with contextlib.redirect_stdout(buf):
         assert main(["detect", pattern_text, "--data", str(f), "--json", "--no-memory"]) == 0
     assert json.loads(buf.getvalue())["matches"] == trends, pattern_text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 4000), min_size=1, max_size=50), st.sampled_from(["1/3", "1/1000", "7/10", "5"]))
+def test_pane_clock_is_exact(ticks, pane):
+    from fractions import Fraction
+
+    from evaluators.trends.common import PaneClock, pane_of
+
+    p = Fraction(pane)
+    clock = PaneClock(p)
+    for ts in sorted(t / 300 for t in ticks):
+        assert clock(ts) == pane_of(ts, p)
