@@ -73,3 +73,11 @@ def test_errors_are_one_line_with_status_2(files, text, engine, message):
     q.write_text(text)
     rc, out, err = _run(["aggregate", str(q), "--data", str(d), "--engine", engine])
     assert rc == 2 and message in err and err.count("\n") == 1
+
+
+def test_parse_prints_a_trend_query_and_other_commands_point_to_aggregate(files):
+    q, d, tmp = files
+    rc, out, _ = _run(["parse", "RETURN g, COUNT(*) PATTERN SEQ(A a, B b+) GROUP-BY g WITHIN 1 minutes SLIDE 10 seconds", "--json"])
+    assert rc == 0 and json.loads(out)["elements"] == ["A", "B+"] and json.loads(out)["slide_s"] == 10
+    rc, _, err = _run(["detect", "RETURN COUNT(*) PATTERN SEQ(A a, B b+) WITHIN 1 minutes", "--data", str(d)])
+    assert rc == 2 and "aggregate" in err and err.count("\n") == 1
