@@ -6,8 +6,8 @@ SHARON aggregates event sequences online but has no Kleene closure; as in the HA
 one window and partition -- so the results equal the other engines' (the paper estimates it).  Each
 fixed-length sequence is aggregated online without construction (A-Seq style prefix counters:
 an event at position ``j`` extends the prefixes that end at position ``j - 1``), per window; the
-query's result is the sum over its sequences.  ``max_sequences`` caps the flattened workload
-(:class:`~cep.errors.WorkLimitError`).
+query's result is the sum over its sequences.  ``max_positions`` caps the flattened workload and
+``max_work`` the prefix extensions (:class:`~cep.errors.WorkLimitError`).
 """
 
 from __future__ import annotations
@@ -33,12 +33,14 @@ def _flatten(cq, counts: dict[int, int]) -> list[list[int]]:
     return out
 
 
-def run_sharon(queries: Sequence[TrendQuery], stream, *, max_positions: int = DEFAULT_MAX_POSITIONS) -> TrendResult:
+def run_sharon(queries: Sequence[TrendQuery], stream, *, max_positions: int = DEFAULT_MAX_POSITIONS,
+               max_work: int | None = None) -> TrendResult:
     clock = Clock()
     events = list(stream)
     _p, compiled = compile_queries(queries)
     states: list[dict] = [dict() for _ in compiled]
     sequences = 0
+    work = 0
     lat: list[float] = []
     for cq, st in zip(compiled, states):
         q, agg = cq.query, cq.agg
@@ -79,7 +81,11 @@ def run_sharon(queries: Sequence[TrendQuery], stream, *, max_positions: int = DE
                                 kills.append(max(pos_of[a]))
                             if i is None:
                                 continue
-                            for j in pos_of.get(i, ()):
+                            js = pos_of.get(i, ())
+                            work += len(js)
+                            if max_work is not None and work > max_work:
+                                raise WorkLimitError(f"sharon: more than {max_work:,} prefix extensions")
+                            for j in js:
                                 prev = c[j - 1] if j > 0 else None
                                 s = agg.extend(prev, 1 if j == 0 else 0, i, e.attrs)
                                 if s is not None:
