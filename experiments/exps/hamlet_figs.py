@@ -20,7 +20,8 @@ caps (``scale.hamlet``) and a capped cell is a result (status ``capped: ...``), 
 Rows: ``algorithm`` is the engine; ``x_name``/``x_value`` the swept parameter (``events_per_minute``
 or ``queries``); ``plan`` a digest of the cell's exact results, so ``verify`` sees any change in
 what was computed; metrics ``throughput_eps``, ``latency_ms`` (mean per timestamp), ``latency_p95_ms``,
-``peak_memory_bytes`` (fig9, fig12: a second, traced run), ``snapshots``, ``shared_graphlets``,
+``peak_traced_memory_bytes`` (fig9, fig12: tracemalloc's peak over a second run; it varies a
+little from run to run, so it is not the evaluators' deterministic ``peak_memory_bytes``), ``snapshots``, ``shared_graphlets``,
 ``graphlets``, ``events``, ``burst_mean``.
 """
 
@@ -177,7 +178,7 @@ def run_cell(spec: Mapping) -> list[dict]:
         **base,
     }
     if ms[0]["peak_memory_bytes"] is not None:
-        values["peak_memory_bytes"] = ms[0]["peak_memory_bytes"]
+        values["peak_traced_memory_bytes"] = ms[0]["peak_memory_bytes"]
     return [_row(spec, m, v, plan=digest) for m, v in values.items()]
 
 

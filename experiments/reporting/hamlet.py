@@ -114,10 +114,10 @@ def fig8(inp: SectionInput) -> Section:
 
 def fig9(inp: SectionInput) -> Section:
     df, w = inp.table, wide(inp.table)
-    figs = _panels(w, ["peak_memory_bytes"], "HAMLET Figure 9: ridesharing, peak memory", inp.figure_dir, "hamlet_fig9")
-    g = _speedup(w, "hamlet", "greta", "peak_memory_bytes")
-    t = _speedup(w, "hamlet", "two-step", "peak_memory_bytes")
-    s = _speedup(w, "sharon", "hamlet", "peak_memory_bytes")
+    figs = _panels(w, ["peak_traced_memory_bytes"], "HAMLET Figure 9: ridesharing, peak memory", inp.figure_dir, "hamlet_fig9")
+    g = _speedup(w, "hamlet", "greta", "peak_traced_memory_bytes")
+    t = _speedup(w, "hamlet", "two-step", "peak_traced_memory_bytes")
+    s = _speedup(w, "sharon", "hamlet", "peak_traced_memory_bytes")
     claims = [
         Claim("HAMLET and GRETA use similar memory", "\"perform similarly\"", "HAMLET/GRETA " + fmt_ratio(g),
               equivalence_verdict(g, band=2.0), "holds: 95% CI of the geometric mean within [0.5, 2]"),
@@ -172,9 +172,9 @@ def fig11(inp: SectionInput) -> Section:
 
 def fig12(inp: SectionInput) -> Section:
     df, w = inp.table, wide(inp.table)
-    figs = _panels(w, ["peak_memory_bytes"], "HAMLET Figure 12: dynamic vs static sharing, memory (stock)", inp.figure_dir,
+    figs = _panels(w, ["peak_traced_memory_bytes"], "HAMLET Figure 12: dynamic vs static sharing, memory (stock)", inp.figure_dir,
                    "hamlet_fig12", log_y=False)
-    m = _speedup(w, "hamlet-static", "hamlet", "peak_memory_bytes")
+    m = _speedup(w, "hamlet-static", "hamlet", "peak_traced_memory_bytes")
     claims = [_claim_ratio("static sharing's peak memory over dynamic's", "dynamic uses 25% less (1.33x)", m, 1.33, 1.0)]
     notes = ["Peak memory is tracemalloc's peak over a second, untimed run of the engine."]
     return Section(inp.experiment, "HAMLET Figure 12: dynamic vs static sharing, memory (stock)", figs, claims, notes,
