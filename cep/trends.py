@@ -36,7 +36,8 @@ Trend semantics (every trend engine in ``evaluators/trends/`` reports exactly th
 * **Aggregates** (Section 2.1), per query, window and group, over the trends of that window and
   group: ``COUNT(*)`` the number of trends (an exact Python integer: it grows exponentially);
   ``COUNT(v)`` the number of events bound to ``v`` summed over all trends; ``SUM(v.a)`` the sum of
-  ``a`` over those events; ``AVG(v.a) = SUM(v.a) / COUNT(v)``; ``MIN(v.a)`` / ``MAX(v.a)`` the least /
+  ``a`` over those events (an event of ``v`` whose ``a`` is missing or not a number is in no trend
+  of that query); ``AVG(v.a) = SUM(v.a) / COUNT(v)``; ``MIN(v.a)`` / ``MAX(v.a)`` the least /
   greatest ``a`` of an event bound to ``v`` in some trend.  Attribute values are exact: integers stay
   integers and other numbers become fractions, so every engine gives identical results.  ``v`` may
   also be the event type of a variable.

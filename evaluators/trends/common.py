@@ -25,13 +25,15 @@ from cep.trends import TrendQuery, number, output_value, pane_size
 INF = math.inf
 
 
-def _filter_fn(conditions: Sequence[Comparison], required: Sequence[str]) -> Callable[[dict], bool]:
-    """``f(attrs) -> bool``: every comparison holds and every required attribute is present."""
+def _filter_fn(conditions: Sequence[Comparison], required: Sequence[str], numeric: Sequence[str] = ()) -> Callable[[dict], bool]:
+    """``f(attrs) -> bool``: every comparison holds, every required attribute is present and every
+    ``numeric`` one is a number."""
     def render(a: Attr) -> str:
         return f"a[{a.name!r}]"
 
     parts = [f"({expression_source(c.left, render)} {'==' if c.op == '=' else c.op} {expression_source(c.right, render)})" for c in conditions]
     parts += [f"({r!r} in a)" for r in required]
+    parts += [f"(type(a[{r!r}]) in (int, float))" for r in numeric]
     if not parts:
         return lambda a: True
     src = "def f(a):\n    try:\n        return bool(" + " and ".join(parts) + ")\n    except (KeyError, TypeError, ZeroDivisionError):\n        return False\n"
@@ -152,7 +154,7 @@ class CompiledQuery:
         for i, e in enumerate(q.elements):
             cq.types.append(e.type)
             cq.kleene.append(e.kleene)
-            cq.filters.append(_filter_fn(e.conditions, list(part) + cq.agg.required.get(i, [])))
+            cq.filters.append(_filter_fn(e.conditions, part, cq.agg.required.get(i, [])))
             cq.elem_of_type[e.type] = i
         for n in q.negations:
             cq.negs_of_type.setdefault(n.type, []).append((n.after, _filter_fn(n.conditions, part)))

@@ -182,7 +182,7 @@ class HamletExecutor:
             if v is None:
                 continue
             if out is None:
-                out = list(v)
+                out = list(v) if cq.agg.count_only else [None if x is None else list(x) for x in v]
             elif cq.agg.count_only:
                 for sl, x in enumerate(v):
                     out[sl] += x

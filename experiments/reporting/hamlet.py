@@ -106,7 +106,7 @@ def fig8(inp: SectionInput) -> Section:
         "running sums within graphlets. Part of the gap over GRETA is that difference, not sharing: `bench hamlet` "
         "shows the same executor with sharing off (hamlet-nonshared).",
         "Latency is the wall time spent on each arriving timestamp's events (mean over the stream), not the paper's "
-        "result-output delay.",
+        "result-output delay; SHARON-style runs window by window, so its latency is the time per window.",
     ]
     return Section(inp.experiment, "HAMLET Figure 8: HAMLET vs two-step, SHARON and GRETA (ridesharing)", figs, claims, notes,
                    caption="Mean over seeds per point, 95% CI; log scale.", regimes=_regime(w))

@@ -146,3 +146,19 @@ def test_pane_clock_is_exact(ticks, pane):
     clock = PaneClock(p)
     for ts in sorted(t / 300 for t in ticks):
         assert clock(ts) == pane_of(ts, p)
+
+
+def test_aggregated_attribute_must_be_a_number():
+    """An event whose aggregated attribute is missing or a string is in no trend of that query."""
+    stream = EventStream([Event("A", 0.0, {"x": 1}), Event("B", 1.0, {"x": "n/a"}), Event("B", 2.0, {"x": 2}), Event("B", 3.0, {})])
+    qs = parse_patterns("RETURN COUNT(*), SUM(b.x), MIN(b.x) PATTERN SEQ(A a, B b+) WITHIN 1 minutes")
+    for name, run in {**ENGINES, "reference": run_reference}.items():
+        assert [r[4:] for r in run(qs, stream).rows()] == [[1, 2, 2]], name
+
+
+def test_regression_general_aggregates_with_two_predecessor_edges_and_ties():
+    """A Kleene element's two predecessor sums were once added in place into the stored state."""
+    s = EventStream([Event("A", 0.0, {"x": 0}), Event("C", 1.0, {"x": 0}), Event("C", 2.0, {"x": 0}),
+                     Event("A", 2.0, {"x": 0}), Event("C", 2.0, {"x": 0})])
+    qs = parse_patterns("RETURN COUNT(*), COUNT(v0) PATTERN SEQ(A v0, C v1+) WITHIN 3 seconds")
+    _check(qs, s)
