@@ -78,11 +78,12 @@ def choose_sharing(k: int, masks: Sequence[int], *, b: int, n: int, g: int, t: i
 
     Level 1 is the maximal plan; level 2 drops one snapshot-introducing query at a time."""
     full = (1 << k) - 1
-    union = 0
+    inter = full
     for m in masks:
-        union |= m
-    free = [j for j in range(k) if all((m >> j) & 1 or not m for m in masks)]
-    others = [j for j in range(k) if j not in free]
+        if m:
+            inter &= m
+    free = [j for j in range(k) if inter >> j & 1]  # matched by every event any candidate matches
+    others = [j for j in range(k) if not inter >> j & 1]
     top = plan_cost(full, k, masks, b=b, n=n, g=g, t=t)
     evaluated = 1
     chosen = set(free)
