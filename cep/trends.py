@@ -62,7 +62,7 @@ from typing import Iterator
 
 from cep.conditions import Comparison
 from cep.errors import PatternError
-from cep.pattern import EventRef, Kleene, Not, Op, Operator, Pattern, SeqOrder, WindowKind
+from cep.pattern import EventRef, Kleene, Not, Op, Operator, Pattern, SeqOrder
 
 AGGREGATES = ("COUNT", "SUM", "AVG", "MIN", "MAX")
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Sequence
 
-from cep.conditions import Attr, Comparison, expression_divides, expression_source
+from cep.conditions import Attr, Comparison, expression_source
 from cep.trends import TrendQuery, number, output_value, pane_size
 
 INF = math.inf

@@ -335,7 +335,6 @@ class HamletExecutor:
         """Decide (the policy) and compute one complete burst; commits go to ``defer``."""
         cands = tpl.shareable[etype]
         classes = tpl.classes[etype]
-        full = (1 << len(cands)) - 1
         if len(classes) == 1:
             f, m = classes[0]
             masks = [m if f(e.attrs) else 0 for e in events]
@@ -521,10 +520,6 @@ def _sum_states(agg, a, b):
     out = list(a)
     agg.add(out, b)
     return out
-
-
-class _Start:
-    """A start term (Eq. 1) not yet extended by its event: count 1, empty accumulators."""
 
 
 def _plus_start(agg, state):

@@ -171,7 +171,7 @@ def fig11(inp: SectionInput) -> Section:
 
 
 def fig12(inp: SectionInput) -> Section:
-    df, w = inp.table, wide(inp.table)
+    w = wide(inp.table)
     figs = _panels(w, ["peak_traced_memory_bytes"], "HAMLET Figure 12: dynamic vs static sharing, memory (stock)", inp.figure_dir,
                    "hamlet_fig12", log_y=False)
     m = _speedup(w, "hamlet-static", "hamlet", "peak_traced_memory_bytes")

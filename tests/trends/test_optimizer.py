@@ -13,7 +13,6 @@ from algorithms.trends import (DynamicSharing, benefit, choose_sharing, detect_b
 from algorithms.trends.optimizer import plan_cost
 from cep.events import Event, EventStream
 from cep.parser import parse_patterns
-from cep.trends import pane_size
 from evaluators.trends import HamletExecutor, run_hamlet, run_reference
 from tests.trends.trend_cases import streams, workloads
 
