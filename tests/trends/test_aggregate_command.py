@@ -81,3 +81,9 @@ def test_parse_prints_a_trend_query_and_other_commands_point_to_aggregate(files)
     assert rc == 0 and json.loads(out)["elements"] == ["A", "B+"] and json.loads(out)["slide_s"] == 10
     rc, _, err = _run(["detect", "RETURN COUNT(*) PATTERN SEQ(A a, B b+) WITHIN 1 minutes", "--data", str(d)])
     assert rc == 2 and "aggregate" in err and err.count("\n") == 1
+
+
+def test_bench_hamlet_runs_small_and_checks_results():
+    rc, out, err = _run(["bench", "hamlet", "--events", "300", "--queries", "2,3", "--repeats", "1"])
+    assert rc == 0, err
+    assert out.count("results identical across engines: True") == 2 and "greta" in out and "hamlet-nonshared" in out
