@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from cep.events import Event, EventStream
 from cep.parser import parse_pattern, parse_patterns
 from evaluators.trends import HamletExecutor, NoSharing, run_greta, run_hamlet, run_reference, run_sharon, run_two_step
-from tests.trends.trend_cases import query_texts, streams, workloads
+from trend_cases import query_texts, streams, workloads
 
 ENGINES = {
     "greta": run_greta,

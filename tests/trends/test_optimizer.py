@@ -14,7 +14,7 @@ from algorithms.trends.optimizer import plan_cost
 from cep.events import Event, EventStream
 from cep.parser import parse_patterns
 from evaluators.trends import HamletExecutor, run_hamlet, run_reference
-from tests.trends.trend_cases import streams, workloads
+from trend_cases import streams, workloads
 
 
 def test_equation_8_share():
