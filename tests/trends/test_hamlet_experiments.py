@@ -25,7 +25,7 @@ def results(tmp_path_factory):
     out = tmp_path_factory.mktemp("hamlet")
     for exp, extra in (
         ("hamlet_fig8", ["exp.events_per_minute=[800]", "exp.queries=[2]", "exp.default_events_per_minute=200"]),
-        ("hamlet_fig11", ["exp.events_per_minute=[400]", "exp.queries=[6]", "exp.default_queries=4",
+        ("hamlet_fig11", ["exp.datasets=[ridesharing]", "exp.events_per_minute=[400]", "exp.queries=[6]", "exp.default_queries=4",
                           "exp.default_events_per_minute=400"]),
     ):
         r = run("run", f"+exp={exp}", *TINY, *extra, f"results_dir={out}")
