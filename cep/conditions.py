@@ -32,10 +32,14 @@ class Attr:
 
 @dataclass(frozen=True)
 class Const:
-    value: float
+    """A number, or a string (``r.type = 'Pool'`` in trend aggregation queries, cep/trends.py)."""
+
+    value: float | str
 
     def __str__(self) -> str:
         v = self.value
+        if isinstance(v, str):
+            return "'" + v + "'"
         if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
             return str(int(v)) if v >= 0 else f"({int(v)})"
         return repr(v) if v >= 0 else f"({v!r})"
@@ -88,7 +92,7 @@ def expression_source(expr: Expr, render_attr: Callable[[Attr], str]) -> str:
     if isinstance(expr, Attr):
         return render_attr(expr)
     if isinstance(expr, Const):
-        return repr(float(expr.value))
+        return repr(expr.value) if isinstance(expr.value, str) else repr(float(expr.value))
     if isinstance(expr, Neg):
         return f"(-{expression_source(expr.operand, render_attr)})"
     return f"({expression_source(expr.left, render_attr)} {expr.op} {expression_source(expr.right, render_attr)})"

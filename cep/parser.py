@@ -22,6 +22,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from cep.conditions import Attr, BinOp, Comparison, Const, Neg
 from cep.errors import PatternError, PatternSyntaxError
 from cep import next_algebra as nx
+from cep.trends import ReturnItem, TrendQuery, format_trend_query, make_trend_query
 from cep.pattern import (
     TIME_UNITS,
     EventRef,
@@ -56,6 +57,12 @@ _READABLE = {
     "PLUS": "'+'",
     "AT": "'@'",
     "SEQ_ORDER_KW": "SEQ_ORDER",
+    "RETURN_KW": "RETURN",
+    "GROUPBY_KW": "GROUP-BY",
+    "SLIDE_KW": "SLIDE",
+    "SQUOTED_STRING": "a quoted string",
+    "LSQB": "'['",
+    "RSQB": "']'",
     "VAR": "a name",
     "INT": "an integer",
     "NUMBER": "a number",
@@ -75,7 +82,8 @@ _READABLE = {
     "$END": "end of input",
 }
 
-_KEYWORDS = {"pattern", "seq", "and", "or", "not", "kl", "where", "within", "strategy", "by", "seq_order", "filter"}
+_KEYWORDS = {"pattern", "seq", "and", "or", "not", "kl", "where", "within", "strategy", "by", "seq_order", "filter",
+             "return", "slide"}
 _SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _INT = re.compile(r"[0-9]+\Z")
 
@@ -93,7 +101,7 @@ def _expected(names) -> str:
 @v_args(inline=True)
 class _ToAst(Transformer):
     def start(self, *patterns):
-        return [p for p in patterns if isinstance(p, (Pattern, nx.NextPattern))]
+        return [p for p in patterns if isinstance(p, (Pattern, nx.NextPattern, TrendQuery))]
 
     @v_args(meta=True)
     def pattern(self, meta, children):
@@ -137,6 +145,86 @@ class _ToAst(Transformer):
 
     def negation(self, _kw, ev):
         return Not(ev)
+
+    def kleene_plus(self, ev):
+        return Kleene(ev, 1, None)
+
+    # ---- trend aggregation queries (cep/trends.py) ----
+    @v_args(meta=True)
+    def trend_query(self, meta, children):
+        it = iter(children)
+        next(it)  # RETURN
+        items, rest = [], []
+        for c in it:
+            (items if isinstance(c, ReturnItem) else rest).append(c)
+        _kw, structure, where, group_by, within, slide = rest
+        where = where or ([], [])
+        if within.kind is not WindowKind.TIME:
+            raise PatternError(f"line {meta.line}: a trend query needs a time window (WITHIN <n> minutes ...), not {within}")
+        try:
+            return make_trend_query(
+                items, structure, conditions=where[1], equivalence=where[0], group_by=group_by or (),
+                window=within.size, slide=slide,
+            )
+        except PatternError as e:
+            raise PatternError(f"line {meta.line}: {e}") from None
+
+    def agg_star(self, name, star):
+        if str(name).upper() != "COUNT" or str(star) != "*":
+            raise PatternError(f"line {name.line}, column {name.column}: {name}({star}) is not an aggregate; expected COUNT(*)")
+        return ReturnItem("count_star", text="COUNT(*)")
+
+    def agg_var(self, name, var):
+        if str(name).upper() != "COUNT":
+            raise PatternError(f"line {name.line}, column {name.column}: {str(name).upper()}({var}) needs an attribute ({var}.<attr>); only COUNT takes a variable")
+        return ReturnItem("count", str(var), None, f"COUNT({var})")
+
+    def agg_attr(self, name, var, attr):
+        n = str(name).upper()
+        if n not in ("SUM", "AVG", "MIN", "MAX", "COUNT"):
+            raise PatternError(f"line {name.line}, column {name.column}: unknown aggregate {str(name)!r}; expected COUNT, SUM, AVG, MIN or MAX")
+        if n == "COUNT":
+            return ReturnItem("count", str(var), None, f"COUNT({var})")
+        return ReturnItem(n.lower(), str(var), str(attr), f"{n}({var}.{attr})")
+
+    def ret_attr(self, var, attr):
+        return ReturnItem("group", str(var), str(attr), f"{var}.{attr}")
+
+    def ret_name(self, attr):
+        return ReturnItem("group", None, str(attr), str(attr))
+
+    def trend_where(self, _kw, *parts):
+        eq, conds = [], []
+        for p in parts:
+            if isinstance(p, _Equivalence):
+                eq.extend(p.attrs)
+            elif isinstance(p, Comparison):
+                conds.append(p)
+        return eq, conds
+
+    def equivalence(self, *names):
+        return _Equivalence(tuple(str(n) for n in names))
+
+    def group_by(self, _kw, *attrs):
+        return tuple(attrs)
+
+    def group_attr(self, a, b=None):
+        return str(b) if b is not None else str(a)
+
+    def slide_clause(self, _kw, number, unit):
+        u = str(unit).lower()
+        if u not in TIME_UNITS:
+            raise PatternError(
+                f"line {unit.line}, column {unit.column}: unknown slide unit {str(unit)!r}; "
+                "expected milliseconds, seconds, minutes, hours or days"
+            )
+        return float(number) * TIME_UNITS[u]
+
+    def string(self, tok):
+        s = str(tok)[1:-1]
+        if tok.type == "ESCAPED_STRING":
+            s = s.replace('\\"', '"').replace("\\\\", "\\")
+        return Const(s)
 
     def kleene(self, _kw, ev, bounds=None):
         lo, hi = bounds if bounds is not None else (1, None)
@@ -237,6 +325,13 @@ class _ToAst(Transformer):
             return SeqOrder(v)
         except ValueError:
             raise PatternError(f"line {value.line}: SEQ_ORDER must be nondecreasing or strict, got {str(value)!r}") from None
+
+
+@dataclass(frozen=True)
+class _Equivalence:
+    """``[a, b]`` in a trend query's WHERE while parsing."""
+
+    attrs: tuple
 
 
 @dataclass(frozen=True)
@@ -360,6 +455,8 @@ def format_structure(s: Structure) -> str:
 def format_pattern(p) -> str:
     if isinstance(p, nx.NextPattern):
         return format_next_pattern(p)
+    if isinstance(p, TrendQuery):
+        return format_trend_query(p)
     parts = [f"PATTERN {format_structure(p.structure)}"]
     if p.conditions:
         parts.append("WHERE " + " AND ".join(str(c) for c in p.conditions))

@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "detect": "experiments.commands.detect",
     "bench": "experiments.commands.bench",
     "place": "experiments.commands.place",
+    "aggregate": "experiments.commands.aggregate",
     "report": "experiments.commands.report",
     "verify": "experiments.commands.verify",
 }

@@ -140,6 +140,9 @@ METRIC_STYLE: dict[str, Metric] = {
     "complex_events_per_cpu_s": Metric("Complex events detected per CPU second", "events/s"),
     "load_variance": Metric("Variance of node CPU load", "(CPU s/s)^2"),
     "paper_cost": Metric("Deployment cost cost(Q,P) (Table 1 units)", "events/s"),
+    "latency_ms": Metric("Mean latency per arriving timestamp", "ms"),
+    "snapshots": Metric("Snapshots created"),
+    "peak_traced_memory_bytes": Metric("Peak traced memory of the engine (tracemalloc)", "MiB", 1 / 2**20),
 }
 
 

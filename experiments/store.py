@@ -85,6 +85,14 @@ METRICS = (
     "load_variance",
     "paper_cost",
     "placement_time_s",
+    # HAMLET (experiments/exps/hamlet_figs.py)
+    "latency_ms",
+    "latency_p95_ms",
+    "peak_traced_memory_bytes",
+    "snapshots",
+    "shared_graphlets",
+    "graphlets",
+    "burst_mean",
 )
 
 

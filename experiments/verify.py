@@ -29,10 +29,15 @@ DETERMINISTIC = (
     "peak_state",
     "peak_memory_bytes",
     "distinct_operators",
+    # HAMLET (experiments/exps/hamlet_figs.py): the executor's decisions do not depend on timing
+    "snapshots",
+    "shared_graphlets",
+    "graphlets",
+    "burst_mean",
 )
 MEASURED = ("throughput_eps", "latency_ms_mean", "latency_ms_p95", "plan_time_s",
             "supported_queries", "supported_operators", "query_cpu_ms", "complex_events_per_cpu_s", "cpu_s",
-            "deployed_operators", "paper_cost")
+            "deployed_operators", "paper_cost", "latency_ms", "latency_p95_ms", "peak_traced_memory_bytes")
 SHOWN = "shown only"
 
 

@@ -15,6 +15,7 @@ BENCHMARKS: dict[str, str] = {
     "planners": "experiments.bench_planners",
     "evaluators": "experiments.bench_evaluators",
     "next": "experiments.bench_next",
+    "hamlet": "experiments.bench_hamlet",
 }
 
 

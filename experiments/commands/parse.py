@@ -22,20 +22,40 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object per pattern")
 
 
-def load_patterns(args: argparse.Namespace):
+def load_patterns(args: argparse.Namespace, *, trends: bool = False):
+    """The patterns of ``args.text`` or ``args.file``; a trend aggregation query (RETURN ...) is an
+    error unless ``trends`` (it runs with ``aggregate``)."""
     if getattr(args, "file", None):
-        return parse_pattern_file(args.file)
-    if not args.text or not args.text.strip():
-        raise PatternError("empty pattern text")
-    return parse_patterns(args.text)
+        patterns = parse_pattern_file(args.file)
+    else:
+        if not args.text or not args.text.strip():
+            raise PatternError("empty pattern text")
+        patterns = parse_patterns(args.text)
+    if not trends:
+        reject_trend_queries(patterns)
+    return patterns
+
+
+def reject_trend_queries(patterns) -> None:
+    from cep.trends import TrendQuery
+
+    for p in patterns:
+        if isinstance(p, TrendQuery):
+            raise PatternError(f"{p.name + ': ' if p.name else ''}a trend aggregation query (RETURN ...) runs with "
+                               "'python -m experiments aggregate QUERIES_FILE --data EVENTS'")
 
 
 def main(args: argparse.Namespace) -> int:
     from cep.next_algebra import NextPattern
 
-    for p in load_patterns(args):
+    from cep.trends import TrendQuery
+
+    for p in load_patterns(args, trends=True):
         if isinstance(p, NextPattern):
             _print_next(p, args.json)
+            continue
+        if isinstance(p, TrendQuery):
+            _print_trend(p, args.json)
             continue
         clauses = to_dnf(p)
         if args.json:
@@ -77,3 +97,21 @@ def _print_next(p, as_json: bool) -> None:
     print(format_pattern(p))
     print(f"NEXT pattern: {operator_count(p.expr)} operator(s)")
     print(f"as SEQ/OR/NOT: {ours}" if ours else f"no exact SEQ/OR/NOT form: {note}")
+
+
+def _print_trend(q, as_json: bool) -> None:
+    """A trend aggregation query (cep/trends.py): normalized text, elements, partitioning, windows."""
+    info = {"name": q.name, "query": format_pattern(q), "return": [str(i) for i in q.items],
+            "elements": [e.type + ("+" if e.kleene else "") for e in q.elements],
+            "negations": [n.type for n in q.negations], "partition_attributes": list(q.partition_attributes),
+            "window_s": float(q.window), "slide_s": float(q.slide)}
+    if as_json:
+        print(json.dumps(info))
+        return
+    if q.name:
+        print(f"# {q.name}")
+    print(format_pattern(q))
+    print(f"trend aggregation query: SEQ of {', '.join(info['elements'])}"
+          + (f", NOT {', '.join(info['negations'])}" if q.negations else "")
+          + (f"; partitioned by {', '.join(q.partition_attributes)}" if q.partition_attributes else "")
+          + f"; windows of {float(q.window):g} s every {float(q.slide):g} s")

@@ -33,6 +33,9 @@ def main(args: argparse.Namespace) -> int:
     patterns = [p for text in args.pattern for p in parse_patterns(text)]
     if args.pattern_file:
         patterns += parse_pattern_file(args.pattern_file)
+    from experiments.commands.parse import reject_trend_queries
+
+    reject_trend_queries(patterns)
     report = ReadReport(str(args.dataset))
     stream = load_dataset(args.dataset, types=args.types, skip_bad_rows=args.skip_bad_rows, report=report)
     if report.skipped:

@@ -28,6 +28,11 @@ SECTIONS: dict[str, str] = {
     "next_fig9": "experiments.reporting.next:fig9",
     "next_fig10": "experiments.reporting.next:fig10",
     "next_fig11": "experiments.reporting.next:fig11",
+    "hamlet_fig8": "experiments.reporting.hamlet:fig8",
+    "hamlet_fig9": "experiments.reporting.hamlet:fig9",
+    "hamlet_fig10": "experiments.reporting.hamlet:fig10",
+    "hamlet_fig11": "experiments.reporting.hamlet:fig11",
+    "hamlet_fig12": "experiments.reporting.hamlet:fig12",
 }
 
 

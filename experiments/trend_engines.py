@@ -1,0 +1,62 @@
+"""The trend aggregation engines by the names the command line and the experiments use.
+
+``hamlet`` is the HAMLET executor under the dynamic optimizer (:class:`algorithms.trends.DynamicSharing`);
+``hamlet-static`` shares every shareable Kleene sub-pattern always; ``greta``, ``two-step`` and
+``sharon`` are the baselines of HAMLET Section 5.1 (:mod:`evaluators.trends`).  This module is the one
+place that joins the optimizer (algorithms) to the executor (evaluators).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+import tracemalloc
+
+from cep.errors import ConfigError
+
+ENGINE_NAMES = ("hamlet", "hamlet-static", "greta", "two-step", "sharon")
+
+
+def engine(name: str):
+    """``run(queries, stream) -> TrendResult`` of the named engine."""
+    from algorithms.trends import DynamicSharing
+    from evaluators.trends import ENGINES, run_hamlet
+
+    if name == "hamlet":
+        return lambda queries, stream, **kw: run_hamlet(queries, stream, policy=DynamicSharing(), name="hamlet", **kw)
+    if name in ENGINES and name != "reference":
+        return ENGINES[name]
+    raise ConfigError(f"unknown trend engine {name!r}; expected one of {', '.join(ENGINE_NAMES)}")
+
+
+def measure(name: str, queries, stream, *, memory: bool = True, **options) -> tuple[object, dict]:
+    """Run an engine, then (untimed) again under tracemalloc for its peak memory; result and metrics."""
+    run = engine(name)
+    res = run(queries, stream, **options)
+    peak = None
+    if memory:
+        tracemalloc.start()
+        try:
+            run(queries, stream, **options)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    lat = sorted(res.latencies_ms)
+    metrics = {
+        "engine": name,
+        "events": res.events,
+        "elapsed_s": res.seconds,
+        "throughput_eps": res.events / res.seconds if res.seconds > 0 else None,
+        "latency_ms_mean": statistics.fmean(lat) if lat else None,
+        "latency_ms_p95": lat[min(len(lat) - 1, int(0.95 * len(lat)))] if lat else None,
+        "peak_memory_bytes": peak,
+        "snapshots": res.snapshots,
+        **{k: v for k, v in res.extra.items() if isinstance(v, (int, float))},
+    }
+    return res, metrics
+
+
+def timed(fn, *args, **kw):
+    t0 = time.perf_counter()
+    out = fn(*args, **kw)
+    return out, time.perf_counter() - t0

@@ -1,0 +1,89 @@
+"""``python -m experiments aggregate``: rows per query, window and group; JSON metrics; one-line errors."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+
+import pytest
+
+from experiments.cli import main
+
+QUERIES = (
+    "RETURN COUNT(*) PATTERN SEQ(A a, B b+) WITHIN 1 minutes\n"
+    "RETURN g, COUNT(*), SUM(b.x), AVG(b.x), MIN(b.x), COUNT(B) PATTERN SEQ(C c, B b+) GROUP-BY g WITHIN 1 minutes SLIDE 30 seconds\n"
+)
+
+
+def _run(argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(argv)
+    return rc, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def files(tmp_path):
+    q = tmp_path / "q.txt"
+    q.write_text(QUERIES)
+    d = tmp_path / "e.csv"
+    s = "a a c b b b b a a c c c b b".split()
+    d.write_text("type,ts,x,g\n" + "".join(f"{t.upper()},{i * 5},{i % 3},{i % 2}\n" for i, t in enumerate(s)))
+    return q, d, tmp_path
+
+
+def test_every_engine_writes_the_same_rows(files):
+    q, d, tmp = files
+    outs = {}
+    for name in ("hamlet", "hamlet-static", "greta", "two-step", "sharon"):
+        rc, out, err = _run(["aggregate", str(q), "--data", str(d), "--engine", name])
+        assert rc == 0, err
+        outs[name] = out
+    assert len(set(outs.values())) == 1
+    rows = list(csv.reader(io.StringIO(outs["hamlet"])))
+    assert rows[0] == ["query", "window_start", "window_end", "group", "COUNT(*)", "g", "SUM(b.x)", "AVG(b.x)", "MIN(b.x)", "COUNT(B)"]
+    assert rows[1][:5] == ["0", "0", "60", "", "30"]
+
+
+def test_json_metrics_and_out_file(files):
+    q, d, tmp = files
+    out_file = tmp / "rows.csv"
+    rc, out, _ = _run(["aggregate", str(q), "--data", str(d), "--json", "--out", str(out_file)])
+    assert rc == 0
+    m = json.loads(out)
+    for key in ("events", "throughput_eps", "latency_ms", "peak_memory_bytes", "snapshots", "engine"):
+        assert key in m
+    assert m["engine"] == "hamlet" and m["events"] == 14 and set(m["latency_ms"]) == {"mean", "p95"}
+    assert out_file.read_text().startswith("query,window_start")
+    rc, out, _ = _run(["aggregate", str(q), "--data", str(d), "--json", "--no-memory", "--engine", "greta"])
+    m = json.loads(out)
+    assert m["peak_memory_bytes"] is None and m["rows"][0][:5] == [0, 0, 60, "", 30]
+
+
+@pytest.mark.parametrize("text, engine, message", [
+    ("RETURN COUNT(*) PATTERN SEQ(A a, B b) WHERE a.x < b.x WITHIN 1 minutes", "hamlet", "mentions 2 variables"),
+    ("RETURN COUNT(*) PATTERN SEQ(A a, B b WITHIN 1 minutes", "hamlet", "line 1, column"),
+    ("PATTERN SEQ(A a, B b) WITHIN 1 minutes", "hamlet", "not a trend aggregation query"),
+    ("RETURN COUNT(*) PATTERN SEQ(A a, B b) WITHIN 1 minutes", "nope", "unknown trend engine"),
+])
+def test_errors_are_one_line_with_status_2(files, text, engine, message):
+    q, d, tmp = files
+    q.write_text(text)
+    rc, out, err = _run(["aggregate", str(q), "--data", str(d), "--engine", engine])
+    assert rc == 2 and message in err and err.count("\n") == 1
+
+
+def test_parse_prints_a_trend_query_and_other_commands_point_to_aggregate(files):
+    q, d, tmp = files
+    rc, out, _ = _run(["parse", "RETURN g, COUNT(*) PATTERN SEQ(A a, B b+) GROUP-BY g WITHIN 1 minutes SLIDE 10 seconds", "--json"])
+    assert rc == 0 and json.loads(out)["elements"] == ["A", "B+"] and json.loads(out)["slide_s"] == 10
+    rc, _, err = _run(["detect", "RETURN COUNT(*) PATTERN SEQ(A a, B b+) WITHIN 1 minutes", "--data", str(d)])
+    assert rc == 2 and "aggregate" in err and err.count("\n") == 1
+
+
+def test_bench_hamlet_runs_small_and_checks_results():
+    rc, out, err = _run(["bench", "hamlet", "--events", "300", "--queries", "2,3", "--repeats", "1"])
+    assert rc == 0, err
+    assert out.count("results identical across engines: True") == 2 and "greta" in out and "hamlet-nonshared" in out

@@ -1,0 +1,115 @@
+"""HAMLET's dynamic optimizer (Section 4): Equations 8-10, Figure 7, pruning, bursts, and the dynamic
+executor's results."""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from algorithms.trends import (DynamicSharing, benefit, choose_sharing, detect_bursts, format_plan, prune_plans,
+                               shared_cost, sharing_plans)
+from algorithms.trends.optimizer import plan_cost
+from cep.events import Event, EventStream
+from cep.parser import parse_patterns
+from evaluators.trends import HamletExecutor, run_hamlet, run_reference
+from trend_cases import streams, workloads
+
+
+def test_equation_8_share():
+    assert shared_cost(b=4, n=7, s_p=1, s_c=1, k=2, g=4, t=2) == 44
+    assert benefit(b=4, n=7, s_p=1, s_c=1, k=2, g=4, t=2) == 12
+
+
+def test_equation_9_split():
+    assert shared_cost(b=4, n=11, s_p=2, s_c=1, k=2, g=8, t=2) == 120
+    assert benefit(b=4, n=11, s_p=2, s_c=1, k=2, g=8, t=2) == -32
+
+
+def test_equation_10_merge():
+    assert shared_cost(b=4, n=15, s_p=1, s_c=1, k=2, g=4, t=2) == 76
+    assert benefit(b=4, n=15, s_p=1, s_c=1, k=2, g=4, t=2) == 44
+
+
+def test_figure_7_search_space_and_snapshot_pruning():
+    plans = sharing_plans([1, 2, 3, 4])
+    assert len(plans) == 12
+    names = {format_plan(p, [1, 2, 3, 4]) for p in plans}
+    assert {"(1234)", "(134)(2)", "(12)(3)(4)", "(1)(2)(3)(4)"} <= names
+    kept = prune_plans(plans, snapshot_free=[1, 3])
+    assert sorted(format_plan(p, [1, 2, 3, 4]) for p in kept) == sorted(["(1234)", "(123)(4)", "(134)(2)", "(13)(2)(4)"])
+
+
+def test_example_4_6_benefit_pruning_chooses_123():
+    plans = prune_plans(sharing_plans([1, 2, 3, 4]), snapshot_free=[1, 3], beneficial=[2], not_beneficial=[4])
+    assert [format_plan(p, [1, 2, 3, 4]) for p in plans] == ["(123)(4)"]
+
+
+masks_strategy = st.integers(2, 5).flatmap(
+    lambda k: st.tuples(st.just(k), st.lists(st.integers(0, (1 << k) - 1), min_size=1, max_size=12),
+                        st.integers(1, 30), st.integers(1, 30), st.integers(1, 4)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(masks_strategy)
+def test_choice_evaluates_m_plus_1_plans_and_is_never_worse_than_not_sharing(args):
+    k, masks, n, g, t = args
+    b = len(masks)
+    chosen, evaluated = choose_sharing(k, masks, b=b, n=n, g=g, t=t)
+    free = [j for j in range(k) if all((m >> j) & 1 or not m for m in masks)]
+    assert evaluated == 1 + (k - len(free))
+    bits = sum(1 << j for j in chosen)
+    if chosen:
+        assert set(free) <= chosen and len(chosen) >= 2
+        assert plan_cost(bits, k, masks, b=b, n=n, g=g, t=t) < plan_cost(0, k, masks, b=b, n=n, g=g, t=t)
+
+
+@settings(max_examples=200, deadline=None)
+@given(masks_strategy)
+def test_without_predicates_the_choice_is_the_exhaustive_optimum(args):
+    """When every query matches every event (no event-level snapshots), the pruned choice has the
+    least cost over all 2^k plans (Theorems 4.3 and 4.5)."""
+    k, masks, n, g, t = args
+    masks = [(1 << k) - 1] * len(masks)
+    b = len(masks)
+    chosen, _ = choose_sharing(k, masks, b=b, n=n, g=g, t=t)
+    best = min(plan_cost(sum(1 << j for j in c), k, masks, b=b, n=n, g=g, t=t)
+               for r in range(k + 1) for c in itertools.combinations(range(k), r))
+    assert plan_cost(sum(1 << j for j in chosen), k, masks, b=b, n=n, g=g, t=t) == best
+
+
+def test_bursts_of_the_worked_example():
+    s = "a a c b b b b a a c c c b b".split()
+    events = [Event(t.upper(), float(i), {}, i) for i, t in enumerate(s)]
+    bursts = detect_bursts(events, "B", ["A", "C"], pane=60)
+    assert [b.positions for b in bursts] == [(3, 4, 5, 6), (12, 13)]
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(streams(max_events=14), workloads(max_queries=4, count_only=True, same_partition=True))
+def test_dynamic_hamlet_equals_reference(s, qs):
+    ref = run_reference(qs, s).as_dict()
+    assert run_hamlet(qs, s, policy=DynamicSharing()).as_dict() == ref
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(streams(), workloads())
+def test_dynamic_hamlet_equals_reference_on_mixed_workloads(s, qs):
+    assert run_hamlet(qs, s, policy=DynamicSharing()).as_dict() == run_reference(qs, s).as_dict()
+
+
+def test_dynamic_policy_splits_when_predicates_make_snapshots():
+    """Two queries share B+ but disagree on every other B: sharing would need a snapshot per such
+    event, so the optimizer keeps the burst non-shared (a split); without predicates it shares."""
+    evs = [Event("A", 0.0, {}), Event("C", 0.0, {})] + [Event("B", float(i), {"x": i % 2}) for i in range(1, 13)]
+    stream = EventStream(evs)
+    qs = parse_patterns("RETURN COUNT(*) PATTERN SEQ(A a, B b+) WITHIN 1 hours\n"
+                        "RETURN COUNT(*) PATTERN SEQ(C c, B b+) WHERE b.x = 0 WITHIN 1 hours")
+    ex = HamletExecutor(qs, DynamicSharing())
+    r = ex.run(stream)
+    assert r.extra["shared_graphlets"] == 0 and r.as_dict() == run_reference(qs, stream).as_dict()
+    qs2 = parse_patterns("RETURN COUNT(*) PATTERN SEQ(A a, B b+) WITHIN 1 hours\n"
+                         "RETURN COUNT(*) PATTERN SEQ(C c, B b+) WITHIN 1 hours")
+    r2 = HamletExecutor(qs2, DynamicSharing()).run(stream)
+    assert r2.extra["shared_graphlets"] == 1

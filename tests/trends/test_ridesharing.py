@@ -1,0 +1,32 @@
+"""The ridesharing generator (HAMLET Section 5.1) and the sharing workload of the bench."""
+
+from __future__ import annotations
+
+from cep.parser import parse_patterns
+from experiments.readers import read_events
+from experiments.ridesharing import TYPES, generate_ridesharing, sharing_workload, write_csv
+
+
+def test_twenty_types_bursty_travel_and_deterministic(tmp_path):
+    s = generate_ridesharing(4000, seed=3)
+    assert len(TYPES) == 20 and set(e.type for e in s) <= set(TYPES) and len(set(e.type for e in s)) == 20
+    share = sum(e.type == "Travel" for e in s) / len(s)
+    assert 0.65 < share < 0.85
+    runs, last = 0, None
+    for e in s:
+        runs += e.type == "Travel" and last != "Travel"
+        last = e.type
+    assert sum(e.type == "Travel" for e in s) / runs > 10  # in bursts, not scattered
+    assert [(e.type, e.ts, e.attrs) for e in generate_ridesharing(500, seed=3)] == [(e.type, e.ts, e.attrs) for e in s[:500]]
+    ts = [e.ts for e in s]
+    assert ts == sorted(ts) and abs(s.span_seconds - 4000 / (10_000 / 60)) < 1
+    f = tmp_path / "r.csv"
+    write_csv(s, f)
+    back = read_events(f)
+    assert [(e.type, e.ts) for e in back] == [(e.type, e.ts) for e in s]
+
+
+def test_sharing_workload_queries_share_travel():
+    qs = parse_patterns(sharing_workload(12, window_seconds=60))
+    assert len(qs) == 12 and all(q.elements[1].type == "Travel" and q.elements[1].kleene for q in qs)
+    assert len({(q.elements[0].type, q.elements[2].type) for q in qs}) == 12
