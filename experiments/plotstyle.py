@@ -142,7 +142,7 @@ METRIC_STYLE: dict[str, Metric] = {
     "paper_cost": Metric("Deployment cost cost(Q,P) (Table 1 units)", "events/s"),
     "latency_ms": Metric("Mean latency per arriving timestamp", "ms"),
     "snapshots": Metric("Snapshots created"),
-    "peak_traced_memory_bytes": Metric("Peak traced memory of the engine (tracemalloc)", "MiB", 1 / 2**20),
+    "peak_traced_memory_bytes": Metric("Peak traced memory", "MiB", 1 / 2**20),
 }
 
 

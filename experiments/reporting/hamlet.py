@@ -12,6 +12,7 @@ import pandas as pd
 
 from experiments.plotstyle import finish_axes, line_with_ci, metric_style, pyplot, save_figure
 from experiments.reporting.core import (
+    log_ci,
     NOT_MEASURABLE,
     UNCHECKED,
     Claim,
@@ -49,11 +50,17 @@ def _panels(w: pd.DataFrame, metrics: list[str], title: str, out_dir, file: str,
                     if e.empty:
                         continue
                     groups = {x: list(g[metric] * metric_style(metric).scale) for x, g in e.groupby("x_value")}
-                    line_with_ci(ax, sorted(groups), groups, name=eng)
+                    if log_y:  # geometric means and their CIs: positive, and symmetric on the log axis
+                        x = sorted(groups)
+                        cis = [log_ci(groups[k]) for k in x]
+                        line_with_ci(ax, x, name=eng, means=[c[0] for c in cis], lows=[c[1] for c in cis], highs=[c[2] for c in cis])
+                    else:
+                        line_with_ci(ax, sorted(groups), groups, name=eng)
                 ms = metric_style(metric)
-                finish_axes(ax, xlabel=XLABEL[xn], ylabel=ms.axis(), log_y=log_y, legend=xi == len(xs) - 1)
-                ax.set_title(ds, fontsize=8)
-    fig.suptitle(title, fontsize=9)
+                finish_axes(ax, xlabel=XLABEL[xn], ylabel=ms.axis(), log_y=log_y)
+                ax.set_title(ds, fontsize=9)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 0.985))
     return save_figure(fig, out_dir, file)
 
 
@@ -152,7 +159,7 @@ def fig11(inp: SectionInput) -> Section:
     df, w = inp.table, wide(inp.table)
     noise = run_to_run_noise(df)
     figs = _panels(w, ["throughput_eps", "latency_ms", "snapshots"], "HAMLET Figure 11: dynamic vs static sharing",
-                   inp.figure_dir, "hamlet_fig11", log_y=False)
+                   inp.figure_dir, "hamlet_fig11")
     claims = []
     for ds in sorted(w["dataset"].unique()):
         d = w[w["dataset"] == ds]
@@ -179,7 +186,7 @@ def fig11(inp: SectionInput) -> Section:
 def fig12(inp: SectionInput) -> Section:
     w = wide(inp.table)
     figs = _panels(w, ["peak_traced_memory_bytes"], "HAMLET Figure 12: dynamic vs static sharing, memory", inp.figure_dir,
-                   "hamlet_fig12", log_y=False)
+                   "hamlet_fig12")
     claims = [_claim_ratio(f"{ds}: static sharing's peak memory over dynamic's", "dynamic uses 25% less (1.33x)",
                            _speedup(w[w["dataset"] == ds], "hamlet-static", "hamlet", "peak_traced_memory_bytes"), 1.33, 1.0)
               for ds in sorted(w["dataset"].unique())]
