@@ -172,6 +172,7 @@ class GlobalPlan:
         self.root_vars: dict[Owner, tuple[str, ...]] = {}  # the owner's variables in its root's slot order
         self.owner_nodes: dict[Owner, list[SharedNode]] = {}
         self.touched: dict[int, SharedNode] = {}  # nodes whose existence or users changed (for incremental costs)
+        self._compiled: dict = {}
         self._next_id = 0
 
     # ---- building ----------------------------------------------------------------------------
@@ -186,34 +187,58 @@ class GlobalPlan:
                     child.parents[(node.id, side)] = (node, side)
         return node
 
-    def _add_tree(self, owner: Owner, tree: Tree) -> None:
+    def _compile(self, owner: Owner, tree: Tree) -> list:
+        """The owner's tree as a post-order list of node recipes (cached: a search re-adds the same
+        local plans many times)."""
+        key = (owner, tree)
+        got = self._compiled.get(key)
+        if got is not None:
+            return got
         shape = self.shapes[owner]
+        out: list = []
+
+        def walk(t: Tree) -> tuple[int, tuple[str, ...]]:
+            if isinstance(t, tuple):
+                (li, lv), (ri, rv) = walk(t[0]), walk(t[1])
+                conds, pairs = shape.node_checks(lv, rv)
+                vs = lv + rv
+                out.append((li, ri, conds, pairs, shape.mask(vs)))
+            else:
+                vs = (t,)
+                out.append((shape.leaf[t], None, None, None, shape.mask(vs)))
+            return len(out) - 1, vs
+
+        _, vs = walk(tree)
+        if len(self._compiled) > 200_000:
+            self._compiled.clear()
+        self._compiled[key] = (out, vs)
+        return self._compiled[key]
+
+    def _add_tree(self, owner: Owner, tree: Tree) -> None:
+        recipes, vs = self._compile(owner, tree)
         tag = () if self.share else (owner,)
         used: list[SharedNode] = []
-
-        def build(t: Tree) -> tuple[SharedNode, tuple[str, ...]]:
-            if isinstance(t, tuple):
-                (ln, lv), (rn, rv) = build(t[0]), build(t[1])
-                conds, pairs = shape.node_checks(lv, rv)
-                key = ("N", ln.id, rn.id, conds, pairs) + tag
-                node = self._get(key, lambda i: SharedNode(i, key, None, ln, rn, conds, pairs))
-                vs = lv + rv
+        nodes = self.nodes
+        for a, b, conds, pairs, mask in recipes:
+            if b is None:
+                key = ("L", a) + tag
+                node = nodes.get(key)
+                if node is None:
+                    node = self._get(key, lambda i: SharedNode(i, key, a, None, None))
             else:
-                leaf = shape.leaf[t]
-                key = ("L", leaf) + tag
-                node = self._get(key, lambda i: SharedNode(i, key, leaf, None, None))
-                vs = (t,)
+                ln, rn = used[a], used[b]
+                key = ("N", ln.id, rn.id, conds, pairs) + tag
+                node = nodes.get(key)
+                if node is None:
+                    node = self._get(key, lambda i: SharedNode(i, key, None, ln, rn, conds, pairs))
             u = node.users.get(owner)
             if u is None:
-                node.users[owner] = [1, shape.mask(vs)]
+                node.users[owner] = [1, mask]
             else:
                 u[0] += 1
             used.append(node)
             self.touched[node.id] = node
-            return node, vs
-
-        root, vs = build(tree)
-        self.roots[owner] = root
+        self.roots[owner] = used[-1]
         self.root_vars[owner] = vs
         self.owner_nodes[owner] = used
 

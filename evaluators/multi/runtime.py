@@ -43,7 +43,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from cep.conditions import expression_source
+from cep.conditions import expression_divides, expression_source
 from cep.errors import PartialMatchLimitError, PlanError
 from cep.events import Event
 from cep.global_plans import GlobalPlan, Owner, SharedNode
@@ -132,10 +132,14 @@ def _compile_node(node: SharedNode, span: float, seq_strict: bool) -> object:
         def side(k):
             return _slot_src("a", k, lk[k]) if k < nl else _slot_src("b", k - nl, rk[k - nl])
         checks.append(f"TS[{side(u)[2]}] {op} TS[{side(v)[1]}]")
-    for c in node.conds:
-        checks.append(_cond_source(c, slot_of, kleene_of))
     for c in checks:
         lines.append(f"    if not ({c}): return None")
+    for c in node.conds:
+        src = _cond_source(c, slot_of, kleene_of)
+        if expression_divides(c.left) or expression_divides(c.right):
+            lines += ["    try:", f"        if not ({src}): return None", "    except ZeroDivisionError:", "        return None"]
+        else:
+            lines.append(f"    if not ({src}): return None")
     lines.append("    return (mn, mx) + a[2:] + b[2:]")
     return "\n".join(lines)
 
@@ -177,7 +181,8 @@ class MultiRuntime:
             if node.leaf is not None:
                 rn.lo, rn.hi = node.leaf.min_size, node.leaf.max_size
                 conds = " and ".join(_cond_source(c, {"_0": "j"}, {"_0": False}) for c in node.leaf.filters) or "True"
-                srcs.append(f"def accept_{node.id}(j):\n    return {conds}")
+                srcs.append(f"def accept_{node.id}(j):\n    try:\n        return {conds}\n"
+                            "    except ZeroDivisionError:\n        return False")
             else:
                 srcs.append(_compile_node(node, rn.span, rn.strict).replace("def make(", f"def make_{node.id}("))
             self.rnodes[node.id] = rn
