@@ -58,7 +58,7 @@ from cep.semantics import (
     strategy_filter_ok,
 )
 
-COMPACT_EVERY = 128
+COMPACT_EVERY = 32
 
 
 class _RNode:
@@ -73,10 +73,102 @@ class _RNode:
         self.roots: list = []
 
 
-def _slot_src(var: str, i: int, kleene: bool) -> tuple[str, str, str]:
-    """Source of slot ``i`` of instance ``var``: (value, first element, last element)."""
-    s = f"{var}[{i + 2}]"
-    return (s, f"{s}[0]", f"{s}[-1]") if kleene else (s, s, s)
+def _compile_join(node: SharedNode, span: float, seq_strict: bool, side: int) -> str:
+    """``join_<id>_<side>(x, items)``: the parent instances of a new instance ``x`` of the child on
+    ``side`` (0 left, 1 right) with every sibling instance in ``items`` -- the new instance's slots
+    and attributes read once, the checks inlined in one loop."""
+    nl = node.left.size
+    kinds = node.slot_kleene
+    types = node.slot_types
+    xs_range = range(0, nl) if side == 0 else range(nl, node.size)
+
+    def is_x(i: int) -> bool:
+        return i in xs_range
+
+    def local(i: int) -> int:
+        return i if i < nl else i - nl
+
+    head = [f"def join_{node.id}_{side}(x, items):", "    out = []; app = out.append", "    x0 = x[0]; x1 = x[1]; xt = x[2:]"]
+    hoisted: dict[str, str] = {}
+
+    def val(i: int) -> str:
+        if is_x(i):
+            name = f"xs{i}"
+            if name not in hoisted:
+                hoisted[name] = f"x[{local(i) + 2}]"
+            return name
+        return f"y[{local(i) + 2}]"
+
+    def attr(i: int, a: str) -> str:
+        if is_x(i) and not kinds[i]:
+            name = f"xa{i}_{abs(hash(a)) % 10**8}"
+            if name not in hoisted:
+                hoisted[name] = f"AT[{val(i)}][{a!r}]"
+            return name
+        return f"AT[{val(i)}][{a!r}]"
+
+    checks: list[str] = []
+    for i in range(nl):
+        for j in range(nl, node.size):
+            if types[i] != types[j]:
+                continue
+            a, b = val(i), val(j)
+            if kinds[i] and kinds[j]:
+                checks.append(f"set({a}).isdisjoint({b})")
+            elif kinds[i]:
+                checks.append(f"{b} not in {a}")
+            elif kinds[j]:
+                checks.append(f"{a} not in {b}")
+            else:
+                checks.append(f"{a} != {b}")
+    op = "<" if seq_strict else "<="
+    for u, v in node.pairs:
+        last = f"{val(u)}[-1]" if kinds[u] else val(u)
+        first = f"{val(v)}[0]" if kinds[v] else val(v)
+        if is_x(u) and not kinds[u]:
+            hoisted.setdefault(f"xt{u}", f"TS[{val(u)}]")
+            last_ts = f"xt{u}"
+        else:
+            last_ts = f"TS[{last}]"
+        if is_x(v) and not kinds[v]:
+            hoisted.setdefault(f"xt{v}", f"TS[{val(v)}]")
+            first_ts = f"xt{v}"
+        else:
+            first_ts = f"TS[{first}]"
+        checks.append(f"{last_ts} {op} {first_ts}")
+    guarded: list[str] = []
+    for c in node.conds:
+        loops: list[tuple[str, str]] = []
+
+        def render(at, loops=loops):
+            i = int(at.var[1:])
+            if kinds[i]:
+                name = f"_k{i}"
+                if name not in [n for n, _ in loops]:
+                    loops.append((name, val(i)))
+                return f"AT[{name}][{at.name!r}]"
+            return attr(i, at.name)
+
+        body = (f"({expression_source(c.left, render)} {'==' if c.op == '=' else c.op} "
+                f"{expression_source(c.right, render)})")
+        if loops:
+            body = "all(" + body + "".join(f" for {n} in {s}" for n, s in loops) + ")"
+        if expression_divides(c.left) or expression_divides(c.right):
+            guarded.append(body)
+        else:
+            checks.append(body)
+    body = ["    for y in items:",
+            "        y0 = y[0]; y1 = y[1]",
+            "        mn = x0 if x0 < y0 else y0; mx = x1 if x1 > y1 else y1",
+            f"        if mx - mn > {span!r}: continue"]
+    for c in checks:
+        body.append(f"        if not ({c}): continue")
+    for c in guarded:
+        body += ["        try:", f"            ok = {c}", "        except ZeroDivisionError:", "            ok = False",
+                 "        if not ok: continue"]
+    body.append("        app((mn, mx) + xt + y[2:])" if side == 0 else "        app((mn, mx) + y[2:] + xt)")
+    body.append("    return out")
+    return "\n".join(head + [f"    {k} = {v}" for k, v in hoisted.items()] + body)
 
 
 def _cond_source(cond, slot_of, kleene_of) -> str:
@@ -96,52 +188,6 @@ def _cond_source(cond, slot_of, kleene_of) -> str:
     if loops:
         body = "all(" + body + "".join(f" for {n} in {s}" for n, s in loops) + ")"
     return body
-
-
-def _compile_node(node: SharedNode, span: float, seq_strict: bool) -> object:
-    """``make(a, b)``: the parent instance of left instance ``a`` and right instance ``b``, or None."""
-    nl = node.left.size
-    lines = ["def make(a, b):",
-             "    a0 = a[0]; b0 = b[0]; mn = a0 if a0 < b0 else b0",
-             "    a1 = a[1]; b1 = b[1]; mx = a1 if a1 > b1 else b1",
-             f"    if mx - mn > {span!r}: return None"]
-    lt, lk = node.left.slot_types, node.left.slot_kleene
-    rt, rk = node.right.slot_types, node.right.slot_kleene
-    checks = []
-    for i in range(len(lt)):
-        for j in range(len(rt)):
-            if lt[i] != rt[j]:
-                continue
-            x, y = _slot_src("a", i, lk[i])[0], _slot_src("b", j, rk[j])[0]
-            if lk[i] and rk[j]:
-                checks.append(f"set({x}).isdisjoint({y})")
-            elif lk[i]:
-                checks.append(f"{y} not in {x}")
-            elif rk[j]:
-                checks.append(f"{x} not in {y}")
-            else:
-                checks.append(f"{x} != {y}")
-    op = "<" if seq_strict else "<="
-    slot_of, kleene_of = {}, {}
-    for i in range(node.size):
-        if i < nl:
-            slot_of[f"_{i}"], kleene_of[f"_{i}"] = _slot_src("a", i, lk[i])[0], lk[i]
-        else:
-            slot_of[f"_{i}"], kleene_of[f"_{i}"] = _slot_src("b", i - nl, rk[i - nl])[0], rk[i - nl]
-    for u, v in node.pairs:
-        def side(k):
-            return _slot_src("a", k, lk[k]) if k < nl else _slot_src("b", k - nl, rk[k - nl])
-        checks.append(f"TS[{side(u)[2]}] {op} TS[{side(v)[1]}]")
-    for c in checks:
-        lines.append(f"    if not ({c}): return None")
-    for c in node.conds:
-        src = _cond_source(c, slot_of, kleene_of)
-        if expression_divides(c.left) or expression_divides(c.right):
-            lines += ["    try:", f"        if not ({src}): return None", "    except ZeroDivisionError:", "        return None"]
-        else:
-            lines.append(f"    if not ({src}): return None")
-    lines.append("    return (mn, mx) + a[2:] + b[2:]")
-    return "\n".join(lines)
 
 
 @dataclass
@@ -184,7 +230,8 @@ class MultiRuntime:
                 srcs.append(f"def accept_{node.id}(j):\n    try:\n        return {conds}\n"
                             "    except ZeroDivisionError:\n        return False")
             else:
-                srcs.append(_compile_node(node, rn.span, rn.strict).replace("def make(", f"def make_{node.id}("))
+                srcs.append(_compile_join(node, rn.span, rn.strict, 0))
+                srcs.append(_compile_join(node, rn.span, rn.strict, 1))
             self.rnodes[node.id] = rn
         self.source = "\n\n".join(srcs)
         self._srcs = srcs
@@ -213,7 +260,7 @@ class MultiRuntime:
             for (pid, side), (parent, _) in rn.node.parents.items():
                 prn = self.rnodes[parent.id]
                 sib = self.rnodes[(parent.right if side == 0 else parent.left).id]
-                rn.ups.append((prn, side, env[f"make_{parent.id}"], sib))
+                rn.ups.append((prn, env[f"join_{parent.id}_{side}"], sib))
 
         clauses = g.clauses
         owner_info = {}
@@ -324,17 +371,11 @@ class MultiRuntime:
                                 f"more than {max_partial_matches:,} live partial matches")
             for o in rn.roots:
                 emit(o, inst)
-            for prn, side, make, sib in rn.ups:
-                if side == 0:
-                    for y in sib.items:
-                        z = make(inst, y)
-                        if z is not None:
-                            push(prn, z)
-                else:
-                    for y in sib.items:
-                        z = make(y, inst)
-                        if z is not None:
-                            push(prn, z)
+            for prn, join, sib in rn.ups:
+                items = sib.items
+                if items:
+                    for z in join(inst, items):
+                        push(prn, z)
 
         by_type = self.by_type
         stored = [rn for rn in self.rnodes.values() if rn.store or rn.kleene]
