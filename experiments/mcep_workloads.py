@@ -174,3 +174,37 @@ def reshuffle_types(stream: Iterable[Event], every: int, count: int, types: Sequ
             mapping = {t: step.get(m, m) for t, m in mapping.items()}
         out.append(Event(mapping.get(e.type, e.type), e.ts, e.attrs))
     return EventStream(out, getattr(stream, "source", "<reshuffled>"))
+
+
+def calibrate_workload(patterns: Sequence[Pattern], values, selectivity_range=(0.002, 0.88), *, seed: int = 0,
+                       pairs: int = 20_000) -> list[Pattern]:
+    """Each ``x.a < y.a`` / ``>`` predicate gets an offset so that its selectivity is a log-uniform draw
+    from ``selectivity_range`` (as :func:`experiments.workloads.calibrate_selectivities`), drawn per
+    (types, attribute, operator) rather than per pattern, so that a predicate two patterns share stays
+    one predicate (and their common subpattern stays common)."""
+    import numpy as np
+
+    from cep.conditions import BinOp, Const
+    from experiments.workloads import _offset_for
+
+    lo, hi = selectivity_range
+    cache: dict = {}
+    out = []
+    for p in patterns:
+        types = p.var_types()
+        conds = []
+        for c in p.conditions:
+            if not (c.op in ("<", ">") and isinstance(c.left, Attr) and isinstance(c.right, Attr)):
+                conds.append(c)
+                continue
+            key = (types[c.left.var], c.left.name, types[c.right.var], c.right.name, c.op)
+            if key not in cache:
+                h = int.from_bytes(hashlib.sha256(repr((seed, "sel", key)).encode()).digest()[:8], "little")
+                rng = np.random.default_rng(h)
+                target = float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
+                x, y = values(key[0], key[1]), values(key[2], key[3])
+                d = np.sort(rng.choice(x, pairs) - rng.choice(y, pairs))
+                cache[key] = _offset_for(d, target, c.op)
+            conds.append(Comparison(c.op, c.left, BinOp("+", c.right, Const(cache[key]))))
+        out.append(Pattern(p.structure, tuple(conds), p.window, p.strategy, p.partition_attribute, p.seq_order, p.name))
+    return out
