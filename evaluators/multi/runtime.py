@@ -63,7 +63,7 @@ COMPACT_EVERY = 32
 
 class _RNode:
     __slots__ = ("node", "span", "store", "items", "grow", "ups", "roots", "accept", "kleene", "lo", "hi", "strict",
-                 "timekey")
+                 "timekey", "fast", "slow", "internal")
 
     def __init__(self, node: SharedNode) -> None:
         self.node = node
@@ -359,17 +359,33 @@ class MultiRuntime:
             seq[0] += 1
             heapq.heappush(pend_ts, (ts_thr, pos_thr, seq[0], o, inst))
 
+        # a root whose owner needs nothing beyond its window (skip-till-any-match, no negation, matches
+        # not collected) is counted inline
+        for rn in self.rnodes.values():
+            rn.fast = []
+            rn.slow = []
+            for o in rn.roots:
+                sp = clauses[o]
+                if sp.strategy is Strategy.ANY and not sp.negated and not collect_matches:
+                    rn.fast.append((o[0], sp.window.span_limit, sp.window.span_limit >= rn.span))
+                else:
+                    rn.slow.append(o)
+            rn.internal = rn.node.leaf is None
+
         def push(rn, inst):
             if rn.store:
                 rn.items.append(inst)
-                if rn.node.leaf is None:
+                if rn.internal:
                     live[0] += 1
                     if live[0] > live[1]:
                         live[1] = live[0]
                         if live[1] > cap:
                             raise PartialMatchLimitError(
                                 f"more than {max_partial_matches:,} live partial matches")
-            for o in rn.roots:
+            for p, span, wide in rn.fast:
+                if wide or inst[1] - inst[0] <= span:
+                    counts[p] += 1
+            for o in rn.slow:
                 emit(o, inst)
             for prn, join, sib in rn.ups:
                 items = sib.items

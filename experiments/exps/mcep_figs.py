@@ -17,12 +17,16 @@ whenever a type's rate measured over the last chunk differs from the one planned
 ``drift`` -- a factor ``1 + drift`` either way).  Both run the stream in chunks of ``chunk`` events
 with the plan of the moment, so they report the same matches (those inside a chunk).
 
+The search runs for ``search_steps`` steps when the scale gives them (deterministic: plans, costs
+and counts re-run identically, as ``verify`` requires) and for ``search_time`` seconds otherwise and
+in the search-time sweep (whose plans then depend on the machine's speed).
+
 Rows (:mod:`experiments.store`): ``dataset`` the dataset name; ``workload`` ``mcep``; ``algorithm``
 the planner (or static/adaptive); ``x_name``/``x_value`` the sweep; metrics ``throughput_eps``,
 ``matches``, ``events``, ``peak_partial_matches``, ``plan_cost``, ``trivial_cost``, ``plan_time_s``,
 ``steps_per_s``, ``mpg_density``, ``replans``.  The report pairs each algorithm with TRIVIAL (static
-with adaptive) of the same sweep, value and seed.  Plans and costs are deterministic only for
-TRIVIAL (a search is time-limited); counts are equal across algorithms of one cell group.
+with adaptive) of the same sweep, value and seed.  Counts are equal across the algorithms of one
+cell group.
 """
 
 from __future__ import annotations
@@ -135,6 +139,16 @@ def _row(spec: Mapping, metric: str, value, *, plan: str = "", status: str = "ok
     }
 
 
+def _budget(spec: Mapping) -> dict:
+    """The search budget: ``search_steps`` steps when the config gives them (a deterministic search,
+    so ``verify`` can re-run the cell), except in the search-time sweep; else ``search_time`` seconds."""
+    p = spec["params"]
+    steps = p.get("search_steps")
+    if steps and spec["x_name"] != "search_time":
+        return {"time_limit": 3600.0, "max_steps": int(steps)}
+    return {"time_limit": float(p["search_time"])}
+
+
 def _digest(gplan) -> str:
     import hashlib
 
@@ -155,7 +169,7 @@ def run_cell(spec: Mapping) -> list[dict]:
     rates = {t: c for t, c in stream.type_counts().items()}
     pats = workload_of(spec, spec["stream"]["pool"], rates, stream)
     stats = estimate_workload_statistics(stream, pats, seed=int(spec["seed"]))
-    r = plan_workload(pats, spec["algorithm"], stats, time_limit=float(p["search_time"]), seed=int(spec["seed"]))
+    r = plan_workload(pats, spec["algorithm"], stats, seed=int(spec["seed"]), **_budget(spec))
     plan = _digest(r.plan)
     rows = [
         _row(spec, "plan_cost", r.cost, plan=plan),
@@ -220,7 +234,7 @@ def _adaptive_cell(spec: Mapping) -> list[dict]:
     def plan_for(evs):
         s = sub(evs)
         st = estimate_workload_statistics(s, pats, seed=int(spec["seed"]))
-        r = plan_workload(pats, "SA-EDGE", st, time_limit=float(p["search_time"]), seed=int(spec["seed"]))
+        r = plan_workload(pats, "SA-EDGE", st, seed=int(spec["seed"]), **_budget(spec))
         return r, chunk_rates(s)
 
     r, planned_rates = plan_for(chunks[0])

@@ -84,7 +84,7 @@ def tiny_rows():
             "exp.scales.quick.seeds=[0,1]", "exp.scales.quick.repeats=1", "exp.scales.quick.windows=3",
             "exp.scales.quick.events_per_window=5",
             "exp.scales.quick.values.window=[300]", "exp.scales.quick.values.count_window=[30]",
-            "exp.scales.quick.values.reshuffle_every=[400]", "exp.scales.quick.base.search_time=0.1",
+            "exp.scales.quick.values.reshuffle_every=[400]", "exp.scales.quick.base.search_time=0.1", "exp.scales.quick.base.search_steps=200",
             "exp.scales.quick.base.workload_size=5", "exp.scales.quick.base.chunk=600",
         ])
     specs = build_specs(cfg)

@@ -47,10 +47,17 @@ def _alone(medium: str, workload: str) -> list[int]:
     return [len(brute_force_matches(p, stream)) for p in parse_pattern_file(workload)]
 
 
+def test_detect_estimates_statistics_from_the_events_by_default(medium, workload, capsys):
+    assert main(["detect", "--patterns", str(workload), "--data", str(medium), "--planner", "TS-EDGE",
+                 "--time-limit", "0.2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["matches_by_pattern"] == _alone(str(medium), str(workload))
+
+
 @pytest.mark.parametrize("planner", ["SA-EDGE", "TS-EDGE-PREFIX", "GREEDY"])
-def test_detect_counts_per_pattern_equal_each_pattern_alone(planner, medium, workload, capsys):
+def test_detect_counts_per_pattern_equal_each_pattern_alone(planner, medium, workload, stats_file, capsys):
     assert main(["detect", "--patterns", str(workload), "--data", str(medium), "--planner", planner,
-                 "--time-limit", "0.3", "--json"]) == 0
+                 "--time-limit", "0.3", "--stats", str(stats_file), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     for key in ("matches_by_pattern", "matches", "events", "throughput_eps", "peak_partial_matches", "planner"):
         assert key in out
