@@ -46,8 +46,8 @@ def _as_stream(events) -> EventStream:
 
 
 def evaluate_workload(patterns: Sequence, gplan: GlobalPlan, events, *, collect_matches: bool = True,
-                      max_partial_matches: int | None = 1_000_000) -> MultiResult:
+                      max_partial_matches: int | None = 1_000_000, max_work: int | None = None) -> MultiResult:
     """Detect every pattern of the workload with the global plan (see the module docstring)."""
     rt = compile_workload(patterns, gplan)
     stream = _as_stream(events)
-    return rt.run(stream, collect_matches=collect_matches, max_partial_matches=max_partial_matches)
+    return rt.run(stream, collect_matches=collect_matches, max_partial_matches=max_partial_matches, max_work=max_work)

@@ -29,6 +29,8 @@ its type, and a new instance at once fetches the buffered events of its next typ
 MCEP 2 / [42]).  Instances are kept per node ("stored in a hash table according to their associated
 state"), leaves per event type ("state lists").
 
+``work`` counts the candidate combinations the joins examined (the sibling instances scanned); a run
+stops with :class:`cep.WorkLimitError` past ``max_work`` (as the single-pattern engine does).
 Stored instances whose window has passed are dropped every :data:`COMPACT_EVERY` events; scans skip
 them before that by the window check.  ``peak_partial_matches`` counts the stored instances of
 internal nodes and Kleene subsets, expired ones included until dropped.
@@ -44,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from cep.conditions import expression_divides, expression_source
-from cep.errors import PartialMatchLimitError, PlanError
+from cep.errors import PartialMatchLimitError, PlanError, WorkLimitError
 from cep.events import Event
 from cep.global_plans import GlobalPlan, Owner, SharedNode
 from cep.matches import Match
@@ -244,7 +246,7 @@ class MultiRuntime:
 
     # ---- running -------------------------------------------------------------------------------
     def run(self, stream: Sequence[Event], *, collect_matches: bool = True,
-            max_partial_matches: int | None = None) -> MultiResult:
+            max_partial_matches: int | None = None, max_work: int | None = None) -> MultiResult:
         g = self.g
         n = len(stream)
         TS = [e.ts for e in stream]
@@ -286,7 +288,8 @@ class MultiRuntime:
         pend_pos: list = []
         seq = [0]
         cap = float("inf") if max_partial_matches is None else max_partial_matches
-        live = [0, 0]  # live, peak
+        live = [0, 0, 0]  # live, peak, work (candidate combinations the joins examined)
+        wcap = float("inf") if max_work is None else max_work
 
         def binding_of(vs, inst):
             b = {}
@@ -390,6 +393,9 @@ class MultiRuntime:
             for prn, join, sib in rn.ups:
                 items = sib.items
                 if items:
+                    live[2] += len(items)
+                    if live[2] > wcap:
+                        raise WorkLimitError(f"the joins examined more than {max_work:,} candidate combinations")
                     for z in join(inst, items):
                         push(prn, z)
 
@@ -450,6 +456,7 @@ class MultiRuntime:
             "throughput_eps": n / elapsed if elapsed > 0 else float("inf"),
             "elapsed_s": elapsed,
             "peak_partial_matches": live[1],
+            "work": live[2],
             "nodes": len(g.nodes),
         }
         return MultiResult(found, counts, metrics, self.name, self.source)

@@ -39,7 +39,7 @@ from typing import Mapping
 
 from omegaconf import DictConfig, OmegaConf
 
-from cep.errors import ConfigError, PartialMatchLimitError
+from cep.errors import ConfigError, EvaluationLimitError
 
 SWEEPS = ("workload_size", "pattern_size", "search_time", "window", "count_window", "density", "rate_diff",
           "reshuffle_every")
@@ -82,7 +82,8 @@ def build_specs(cfg: DictConfig) -> list[dict]:
         for v in values:
             for seed in sc["seeds"]:
                 params = {**base, name: v, "repeats": int(sc.get("repeats", 1)),
-                          "max_partial_matches": int(sc.get("max_partial_matches", 200000))}
+                          "max_partial_matches": int(sc.get("max_partial_matches", 200000)),
+                          "max_work": int(sc.get("max_work", 20_000_000))}
                 for alg in algs:
                     specs.append({**common, "x_name": name, "x_value": v, "seed": int(seed), "algorithm": alg,
                                   "params": params, "stream": stream})
@@ -180,9 +181,9 @@ def run_cell(spec: Mapping) -> list[dict]:
     if r.search is not None:
         rows.append(_row(spec, "steps_per_s", r.steps_per_s, plan=plan))
     try:
-        runs = [evaluate_workload(pats, r.plan, stream, collect_matches=False,
-                                  max_partial_matches=int(p["max_partial_matches"])) for _ in range(int(p["repeats"]))]
-    except PartialMatchLimitError as e:
+        runs = [evaluate_workload(pats, r.plan, stream, collect_matches=False, max_partial_matches=int(p["max_partial_matches"]),
+                                  max_work=int(p["max_work"])) for _ in range(int(p["repeats"]))]
+    except EvaluationLimitError as e:
         rows.append(_row(spec, "throughput_eps", None, plan=plan, status=f"capped: {e}"))
         return rows
     m = runs[0].metrics
@@ -191,6 +192,7 @@ def run_cell(spec: Mapping) -> list[dict]:
         _row(spec, "matches", m["matches"], plan=plan),
         _row(spec, "events", m["events"], plan=plan),
         _row(spec, "peak_partial_matches", m["peak_partial_matches"], plan=plan),
+        _row(spec, "work", m["work"], plan=plan),
     ]
     return rows
 
@@ -247,8 +249,9 @@ def _adaptive_cell(spec: Mapping) -> list[dict]:
     for k, evs in enumerate(chunks):
         s = sub(evs)
         try:
-            res = evaluate_workload(pats, r.plan, s, collect_matches=False, max_partial_matches=int(p["max_partial_matches"]))
-        except PartialMatchLimitError as e:
+            res = evaluate_workload(pats, r.plan, s, collect_matches=False, max_partial_matches=int(p["max_partial_matches"]),
+                                    max_work=int(p["max_work"]))
+        except EvaluationLimitError as e:
             return [_row(spec, "throughput_eps", None, status=f"capped: {e}")]
         detect_s += res.metrics["elapsed_s"]
         matches += res.metrics["matches"]
