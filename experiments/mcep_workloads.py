@@ -96,7 +96,8 @@ def make_workload(spec: WorkloadSpec, types_by_rate: Sequence[str]) -> list[Patt
         op = {"seq": Op.SEQ, "conj": Op.AND}.get(spec.structure) or (Op.SEQ if rng.random() < 0.5 else Op.AND)
         frag = rng.choice(fragments) if fragments else ([], [])
         ftypes, fpreds = frag
-        ftypes = ftypes[: size - 0]
+        ftypes = ftypes[:size]  # a fragment longer than the pattern: its first events
+        fpreds = [(a, b, o) for a, b, o in fpreds if b < len(ftypes)]
         width = max(size + len(ftypes), int(round(spec.rate_diff * k)))
         start = rng.randint(0, k - min(width, k))
         band = [t for t in pool[start:start + width] if t not in ftypes]

@@ -36,6 +36,13 @@ def test_workloads_follow_their_parameters():
         workload_clauses([p])  # valid
 
 
+def test_small_patterns_take_a_prefix_of_a_longer_fragment():
+    for seed in range(20):
+        for p in make_workload(WorkloadSpec(n_patterns=30, avg_size=3, density=0.9, seed=seed), TYPES):
+            assert len(p.variables) >= 2
+            workload_clauses([p])
+
+
 def test_density_controls_sharing_and_rate_difference_the_type_band():
     low = measured_density(make_workload(WorkloadSpec(n_patterns=40, avg_size=4, density=0.1, structure="seq", seed=2), TYPES))
     high = measured_density(make_workload(WorkloadSpec(n_patterns=40, avg_size=4, density=0.6, structure="seq", seed=2), TYPES))
