@@ -86,7 +86,7 @@ def build_specs(cfg: DictConfig) -> list[dict]:
                           "max_work": int(sc.get("max_work", 20_000_000))}
                 for alg in algs:
                     specs.append({**common, "x_name": name, "x_value": v, "seed": int(seed), "algorithm": alg,
-                                  "params": params, "stream": stream})
+                                  "pattern_id": f"{name}={v}-s{seed}", "params": params, "stream": stream})
     return specs
 
 
@@ -130,7 +130,7 @@ def _row(spec: Mapping, metric: str, value, *, plan: str = "", status: str = "ok
     p = spec["params"]
     return {
         "experiment": spec["experiment"], "dataset": spec["dataset"], "workload": "mcep",
-        "size": int(p["workload_size"]), "pattern_id": f"{spec['x_name']}={spec['x_value']}-s{spec['seed']}",
+        "size": int(p["workload_size"]), "pattern_id": spec["pattern_id"],
         "seed": int(spec["seed"]), "algorithm": spec["algorithm"],
         "kind": "adaptive" if spec["x_name"] == "reshuffle_every" else "multi",
         "evaluator": None, "alpha": 0.0, "strategy": None, "metric": metric,
