@@ -21,6 +21,7 @@ EXPERIMENT_KINDS: dict[str, str] = {
     "stats": "experiments.exps.stats",
     "grid": "experiments.exps.grid",
     "next": "experiments.exps.next_figs",
+    "mcep": "experiments.exps.mcep_figs",
     "hamlet": "experiments.exps.hamlet_figs",
 }
 
