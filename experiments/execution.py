@@ -60,3 +60,19 @@ def execute_cells(
             file=sys.stderr,
         )
     return summary.failed
+
+
+def run_all_cells(cfg, out_dir: Path, specs: Sequence[Mapping], cell_fn: Callable[[Mapping], list]) -> int:
+    """A whole run of an experiment kind whose specs are known up front: its metadata, the
+    configured runner, :func:`execute_cells`; returns the number of cells that failed."""
+    from omegaconf import OmegaConf
+
+    from experiments.runners import make_runner
+
+    meta = RunMetadata(out_dir / "metadata.json", OmegaConf.to_container(cfg, resolve=True))
+    runner = make_runner(cfg.runner)
+    try:
+        meta.update(**runner.describe())
+        return execute_cells(cfg, out_dir, specs, cell_fn, runner=runner, meta=meta)
+    finally:
+        runner.close()

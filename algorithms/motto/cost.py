@@ -130,7 +130,6 @@ def _best_tree(model: ClauseCostModel, units: tuple[int, ...], free_unit: int) -
             i = u.bit_length() - 1
             return 0.0 if i == free_unit else _pm(u)
         lo = u & -u
-        m = u
         out = math.inf
         sub = (u - 1) & u
         while sub:

@@ -31,15 +31,16 @@ from typing import Mapping
 import numpy as np
 
 from cep.global_plans import GlobalPlan, Owner
-from cep.plans import OrderPlan, Tree, TreePlan, tree_leaves
+from cep.plans import Tree, tree_leaves
 
 from algorithms.cost_model import ClauseCostModel
 from algorithms.multi.mpg import MultiPatternGraph
 from algorithms.registry import get_planner
 
 
-def best_suborder(model: ClauseCostModel, vs: tuple[str, ...]) -> tuple[str, ...]:
-    """The order of ``vs`` minimizing the sum of PM over its prefixes (Cost_ord of the subpattern)."""
+def _subset_pm(model: ClauseCostModel, vs: tuple[str, ...]) -> tuple[int, int, np.ndarray]:
+    """``(n, full, pm)``: ``pm[s]`` is the expected partial matches of the subset ``s`` of ``vs``
+    (bit k of ``s`` = ``vs[k]``), ``full`` the mask of all of ``vs``."""
     n = len(vs)
     bits = [1 << model.index[v] for v in vs]
     full = (1 << n) - 1
@@ -50,7 +51,12 @@ def best_suborder(model: ClauseCostModel, vs: tuple[str, ...]) -> tuple[str, ...
             if s >> k & 1:
                 m |= bits[k]
         masks[s] = m
-    pm = np.exp(model.log_node(masks))
+    return n, full, np.exp(model.log_node(masks))
+
+
+def best_suborder(model: ClauseCostModel, vs: tuple[str, ...]) -> tuple[str, ...]:
+    """The order of ``vs`` minimizing the sum of PM over its prefixes (Cost_ord of the subpattern)."""
+    n, full, pm = _subset_pm(model, vs)
     best = [math.inf] * (full + 1)
     last = [-1] * (full + 1)
     best[0] = 0.0
@@ -70,17 +76,7 @@ def best_suborder(model: ClauseCostModel, vs: tuple[str, ...]) -> tuple[str, ...
 
 def best_subtree(model: ClauseCostModel, vs: tuple[str, ...]) -> Tree:
     """The bushy tree over ``vs`` minimizing the sum of PM over its nodes (Cost_tree of the subpattern)."""
-    n = len(vs)
-    bits = [1 << model.index[v] for v in vs]
-    full = (1 << n) - 1
-    masks = np.zeros(full + 1, dtype=np.int64)
-    for s in range(1, full + 1):
-        m = 0
-        for k in range(n):
-            if s >> k & 1:
-                m |= bits[k]
-        masks[s] = m
-    pm = np.exp(model.log_node(masks))
+    n, full, pm = _subset_pm(model, vs)
     best = [math.inf] * (full + 1)
     split = [0] * (full + 1)
     for s in range(1, full + 1):

@@ -27,7 +27,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
-from cep.global_plans import GlobalPlan, Owner, build_global_plan
+from cep.global_plans import GlobalPlan, build_global_plan
 
 from algorithms.multi.costs import IncrementalCost
 from algorithms.multi.neighborhoods import LocalPlans, Neighborhood

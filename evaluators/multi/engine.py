@@ -14,7 +14,7 @@ on the multi-pattern NFA, an MPM on the multi-pattern tree evaluator.  Compiling
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Sequence
 
 from cep.columnar import EventColumns
 from cep.errors import PlanError

@@ -48,14 +48,13 @@ from typing import Sequence
 from cep.conditions import expression_divides, expression_source
 from cep.errors import PartialMatchLimitError, PlanError, WorkLimitError
 from cep.events import Event
-from cep.global_plans import GlobalPlan, Owner, SharedNode
+from cep.global_plans import GlobalPlan, SharedNode
 from cep.matches import Match
 from cep.pattern import SeqOrder, Strategy, WindowKind
 from cep.semantics import (
     canonical_key,
     negation_kills,
     partition_positions,
-    release_point,
     select_next_match,
     strategy_filter_ok,
 )
@@ -217,7 +216,6 @@ class MultiRuntime:
         self.kind_mixed = len(kinds) > 1
         self.rnodes: dict[int, _RNode] = {}
         srcs = []
-        env_fns = {}
         for node in gplan.nodes.values():
             rn = _RNode(node)
             users = [gplan.clauses[o] for o in node.users]

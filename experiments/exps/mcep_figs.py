@@ -91,18 +91,9 @@ def build_specs(cfg: DictConfig) -> list[dict]:
 
 
 def run(cfg: DictConfig, out_dir: Path) -> int:
-    from experiments.execution import execute_cells
-    from experiments.metadata import RunMetadata
-    from experiments.runners import make_runner
+    from experiments.execution import run_all_cells
 
-    meta = RunMetadata(out_dir / "metadata.json", OmegaConf.to_container(cfg, resolve=True))
-    specs = build_specs(cfg)
-    runner = make_runner(cfg.runner)
-    try:
-        meta.update(**runner.describe())
-        return execute_cells(cfg, out_dir, specs, run_cell, runner=runner, meta=meta)
-    finally:
-        runner.close()
+    return run_all_cells(cfg, out_dir, build_specs(cfg), run_cell)
 
 
 # ---- one cell ----------------------------------------------------------------------------------------

@@ -353,7 +353,6 @@ def fig11(inp: SectionInput) -> Section:
             UNCHECKED if math.isnan(sat) else (HOLDS if sat < 1.2 else PARTLY if sat < 1.5 else FAILS),
             "holds: beyond 10 nodes every strategy and node count within 1.2x (flat): the count is set by the sink",
         ))
-    un = {a: groups.get(("union", a), {}) for a in STRATEGIES}
     rs = _ratio_by_x(groups, "union", "rewrite+greedy", "greedy")
     if rs:
         bx, br, bsep = max(rs, key=lambda t: t[1])

@@ -14,7 +14,7 @@ from algorithms.cost_model import ClauseCostModel
 from algorithms.costs import log_throughput_tree
 from algorithms.motto.cost import MottoCosts
 from algorithms.motto.plan import MottoPlan, optimize
-from algorithms.motto.query import Query, conj, seq
+from algorithms.motto.query import conj, seq
 from algorithms.motto.workloads import table_v_workload
 from algorithms.registry import get_planner
 from cep.dnf import to_dnf

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from algorithms.motto.query import MOp, Query, Ref, conj, disj, divide, from_pattern, seq
+from algorithms.motto.query import MOp, Ref, conj, disj, divide, from_pattern, seq
 from cep.errors import PatternError
 from cep.parser import parse_pattern
 from cep.pattern import Window

@@ -6,12 +6,11 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from cep.events import Event, EventStream
 from cep.global_plans import workload_clauses
-from cep.pattern import Kleene, Not, Op, Window, iter_events
+from cep.pattern import Not, Op, Window, iter_events
 from experiments.exps.mcep_figs import rates_drifted
 from experiments.mcep_workloads import WorkloadSpec, calibrate_workload, make_workload, measured_density, reshuffle_types
 

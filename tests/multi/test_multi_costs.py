@@ -3,7 +3,6 @@ ancestors still counted; no sharing = the sum of the local costs; incremental = 
 
 from __future__ import annotations
 
-import math
 import random
 
 import pytest
