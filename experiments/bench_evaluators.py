@@ -59,7 +59,8 @@ SWEEP_SETS = ("seq", "conj")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--part", choices=("all", "opencep", "sweep"), default="all", help="which part to run (default all)")
+    p.add_argument("--part", choices=("all", "opencep", "sweep", "multi"), default="all",
+                   help="which part to run (default all; multi: the multi-pattern cases of experiments.bench_multi)")
     p.add_argument("--repeats", type=int, default=5, help="timed runs per case; the median is printed (default 5)")
     p.add_argument("--sizes", default="3-7", help="sweep: pattern sizes, '3-7' or '3,5,7' (default 3-7)")
     p.add_argument("--planners", default="all", help="sweep: comma-separated planner names or 'all' (default)")
@@ -80,6 +81,10 @@ def main(args: argparse.Namespace) -> int:
         run_opencep_cases(args)
     if args.part in ("all", "sweep"):
         run_sweep(args)
+    if args.part in ("all", "multi"):
+        from experiments.bench_multi import run_detect
+
+        run_detect(args)
     return 0
 
 

@@ -21,6 +21,7 @@ EXPERIMENT_KINDS: dict[str, str] = {
     "stats": "experiments.exps.stats",
     "grid": "experiments.exps.grid",
     "next": "experiments.exps.next_figs",
+    "mcep": "experiments.exps.mcep_figs",
 }
 
 #: the committed reference reproduction (relative to the repository root)

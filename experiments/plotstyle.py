@@ -69,6 +69,9 @@ ALGORITHM_STYLE: dict[str, Style] = {
     "RE": Style(_C["navy"], "X"),
     "SH-RR": Style(_C["red"], "d"),
     "SH-MDT": Style(_C["black"], "*"),
+    # MCEP 6.2.3: one SA-EDGE plan for the whole stream vs re-planned when the rates drift
+    "static": Style(_C["grey"], "x"),
+    "adaptive": Style(_C["yellow"], "*"),
     # MOTTO's sharing types (Table V)
     "NA": Style(_C["grey"], "x"),
     "MST": Style(_C["orange"], "^"),

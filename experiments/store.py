@@ -85,6 +85,11 @@ METRICS = (
     "load_variance",
     "paper_cost",
     "placement_time_s",
+    # MCEP (experiments/exps/mcep_figs.py)
+    "trivial_cost",
+    "steps_per_s",
+    "mpg_density",
+    "replans",
 )
 
 

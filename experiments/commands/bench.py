@@ -15,6 +15,7 @@ BENCHMARKS: dict[str, str] = {
     "planners": "experiments.bench_planners",
     "evaluators": "experiments.bench_evaluators",
     "next": "experiments.bench_next",
+    "multi": "experiments.bench_multi",
 }
 
 

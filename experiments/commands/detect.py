@@ -33,6 +33,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("text", nargs="?", help='pattern text, e.g. "PATTERN SEQ(A a, B b) WITHIN 1 minute"')
     src.add_argument("--file", "-f", help="a file holding exactly one pattern")
+    src.add_argument("--patterns", help="a workload file: detect all its patterns in one pass with one global plan "
+                     "(see experiments/multi_cli.py)")
     p.add_argument("--data", required=True, help="events file (NASDAQ text, NASDAQ/traffic Parquet, CSV/Parquet) or dataset name")
     p.add_argument("--planner", default="DP-B", help="planner name (default DP-B): TRIVIAL, EFREQ, GREEDY, II-RANDOM, "
                    "II-GREEDY, DP-LD, ZSTREAM, ZSTREAM-ORD, DP-B")
@@ -44,6 +46,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="stop with an error when live partial matches exceed N (default 1,000,000)")
     p.add_argument("--no-memory", action="store_true", help="skip the (untimed, traced) run that measures peak memory")
     p.add_argument("--out", help="write the matches here, one JSON object per line")
+    p.add_argument("--time-limit", type=float, default=None, metavar="S",
+                   help="with --patterns: the local search's time budget in seconds (default 5)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
 
 
@@ -77,6 +81,10 @@ def main(args: argparse.Namespace) -> int:
     from evaluators import DEFAULT_MAX_PARTIAL_MATCHES, evaluate, evaluator_names
     from experiments.commands.parse import load_patterns
 
+    if getattr(args, "patterns", None):
+        from experiments.multi_cli import detect_main
+
+        return detect_main(args)
     if args.evaluator not in ("auto", *evaluator_names()):
         raise ConfigError(f"unknown evaluator {args.evaluator!r}; known: auto, {', '.join(evaluator_names())}")
     patterns = load_patterns(args)

@@ -29,6 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("text", nargs="?", help='pattern text, e.g. "PATTERN SEQ(A a, B b) WITHIN 1 minute"')
     src.add_argument("--file", "-f", help="a file of patterns")
+    src.add_argument("--patterns", help="a workload file: plan all its patterns together with one global plan "
+                     "(multi-pattern optimizers SA-EDGE, TS-EDGE, ..., see experiments/multi_cli.py)")
     p.add_argument("--planner", default="all", help="planner names separated by commas (TRIVIAL, EFREQ, GREEDY, II-RANDOM, "
                    "II-GREEDY, DP-LD, ZSTREAM, ZSTREAM-ORD, DP-B) or 'all' (default)")
     stats = p.add_mutually_exclusive_group(required=True)
@@ -39,6 +41,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seq-selectivity", action="store_true", help="apply the selectivity of the implicit SEQ order (off in JQPG)")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="planner parameter, e.g. restarts=5 or max_variables=22 (repeatable)")
+    p.add_argument("--time-limit", type=float, default=None, metavar="S",
+                   help="with --patterns: the local search's time budget in seconds (default 5)")
     p.add_argument("--json", action="store_true", help="print one JSON object per planner")
 
 
@@ -99,6 +103,10 @@ def main(args: argparse.Namespace) -> int:
     from cep.parser import format_pattern
     from experiments.commands.parse import load_patterns
 
+    if getattr(args, "patterns", None):
+        from experiments.multi_cli import plan_main
+
+        return plan_main(args)
     if args.planner in REWRITERS:
         return rewrite_main(args)
 

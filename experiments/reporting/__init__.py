@@ -28,6 +28,10 @@ SECTIONS: dict[str, str] = {
     "next_fig9": "experiments.reporting.next:fig9",
     "next_fig10": "experiments.reporting.next:fig10",
     "next_fig11": "experiments.reporting.next:fig11",
+    "mcep_fig10": "experiments.reporting.mcep:fig10",
+    "mcep_fig11": "experiments.reporting.mcep:fig11",
+    "mcep_fig13": "experiments.reporting.mcep:fig13",
+    "mcep_fig14": "experiments.reporting.mcep:fig14",
 }
 
 

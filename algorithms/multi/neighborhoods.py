@@ -1,0 +1,247 @@
+"""Neighbourhoods of a global plan over the multi-pattern graph (MCEP Sections 4.2 and 5).
+
+A move re-plans a few owners so that they share one common subpattern ``P``:
+
+* ``N_edge`` -- a random MPG edge ``(v_i, v_j)`` and a random ``P`` in ``Gamma_ij`` (a non-empty subset
+  of one of their maximal common subpatterns, at least ``min_size`` variables);
+* ``N_vertex^k`` -- a random vertex ``v_i``, a random ``P`` in its vicinity, and ``min(k, |Gamma_P|)``
+  of the owners containing ``P`` (``v_i`` and ``k - 1`` others; ``N_vertex^2 = N_edge``).
+
+The owners re-planned get the best plan of ``P`` (computed on the first owner's cost model and
+carried to the others through the correspondence, so every one of them holds the same node), then
+the local plan generation algorithm ``A`` completes each (Theorem 4.1 / C.1):
+
+* prefix sharing (MPT, ``EDGE-PREFIX``): the cheapest order starting with ``O_P``
+  (:meth:`algorithms.planners.base.OrderPlanner.plan_with_prefix`, DP-LD by default);
+* subtree sharing (MPM): the cheapest tree containing ``T_P`` and, for every subtree the owner
+  already shares with others and that is disjoint from ``P``, randomly (probability 1/2) that subtree
+  too -- "when a pattern already shares subtrees, randomly choose whether to preserve them"
+  (:meth:`algorithms.planners.base.TreePlanner.plan_containing`, DP-B by default).
+
+Local plans are cached by their constraint, and the best plan of a subpattern by its variable set,
+so that a step costs a few dictionary lookups once the search has seen its constraints.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Mapping
+
+import numpy as np
+
+from cep.global_plans import GlobalPlan, Owner
+from cep.plans import OrderPlan, Tree, TreePlan, tree_leaves
+
+from algorithms.cost_model import ClauseCostModel
+from algorithms.multi.mpg import MultiPatternGraph
+from algorithms.registry import get_planner
+
+
+def best_suborder(model: ClauseCostModel, vs: tuple[str, ...]) -> tuple[str, ...]:
+    """The order of ``vs`` minimizing the sum of PM over its prefixes (Cost_ord of the subpattern)."""
+    n = len(vs)
+    bits = [1 << model.index[v] for v in vs]
+    full = (1 << n) - 1
+    masks = np.zeros(full + 1, dtype=np.int64)
+    for s in range(1, full + 1):
+        m = 0
+        for k in range(n):
+            if s >> k & 1:
+                m |= bits[k]
+        masks[s] = m
+    pm = np.exp(model.log_node(masks))
+    best = [math.inf] * (full + 1)
+    last = [-1] * (full + 1)
+    best[0] = 0.0
+    for s in range(1, full + 1):
+        for k in range(n):
+            if s >> k & 1:
+                c = best[s ^ (1 << k)] + pm[s]
+                if c < best[s]:
+                    best[s], last[s] = c, k
+    out = []
+    s = full
+    while s:
+        out.append(vs[last[s]])
+        s ^= 1 << last[s]
+    return tuple(reversed(out))
+
+
+def best_subtree(model: ClauseCostModel, vs: tuple[str, ...]) -> Tree:
+    """The bushy tree over ``vs`` minimizing the sum of PM over its nodes (Cost_tree of the subpattern)."""
+    n = len(vs)
+    bits = [1 << model.index[v] for v in vs]
+    full = (1 << n) - 1
+    masks = np.zeros(full + 1, dtype=np.int64)
+    for s in range(1, full + 1):
+        m = 0
+        for k in range(n):
+            if s >> k & 1:
+                m |= bits[k]
+        masks[s] = m
+    pm = np.exp(model.log_node(masks))
+    best = [math.inf] * (full + 1)
+    split = [0] * (full + 1)
+    for s in range(1, full + 1):
+        if s & (s - 1) == 0:
+            best[s] = pm[s]
+            continue
+        kids = math.inf
+        sub = (s - 1) & s
+        while sub:
+            if sub < (s ^ sub):
+                c = best[sub] + best[s ^ sub]
+                if c < kids:
+                    kids, split[s] = c, sub
+            sub = (sub - 1) & s
+        best[s] = kids + pm[s]
+    # rebuild
+    def build(s: int) -> Tree:
+        if s & (s - 1) == 0:
+            return vs[s.bit_length() - 1]
+        a = split[s]
+        return (build(a), build(s ^ a))
+
+    return build(full)
+
+
+def rename_tree(t: Tree, m: Mapping[str, str]) -> Tree:
+    if isinstance(t, tuple):
+        return (rename_tree(t[0], m), rename_tree(t[1], m))
+    return m[t]
+
+
+def _subtrees_post(t: Tree, out: list) -> None:
+    if isinstance(t, tuple):
+        _subtrees_post(t[0], out)
+        _subtrees_post(t[1], out)
+    out.append(t)
+
+
+class LocalPlans:
+    """The local plan generation algorithm ``A`` with its answers cached by constraint."""
+
+    def __init__(self, kind: str, models: Mapping[Owner, ClauseCostModel], *, order_planner: str = "DP-LD",
+                 tree_planner: str = "DP-B") -> None:
+        self.kind = kind
+        self.models = models
+        self.planner = get_planner(order_planner if kind == "order" else tree_planner)
+        self.cache: dict = {}
+        self.sub_cache: dict = {}
+        self.hits = 0
+        self.misses = 0
+
+    def best(self, owner: Owner):
+        return self.constrained(owner, ())
+
+    def constrained(self, owner: Owner, constraint: tuple):
+        """The cheapest plan of ``owner`` with the prefix (order) or containing the subtrees (tree)."""
+        key = (owner, constraint)
+        got = self.cache.get(key)
+        if got is not None:
+            self.hits += 1
+            return got
+        self.misses += 1
+        model = self.models[owner]
+        if self.kind == "order":
+            plan = self.planner.plan_with_prefix(model, constraint).plan
+        else:
+            plan = self.planner.plan_containing(model, list(constraint)).plan
+        self.cache[key] = plan
+        return plan
+
+    def sub_plan(self, owner: Owner, vs: tuple[str, ...]):
+        key = (owner, frozenset(vs))
+        got = self.sub_cache.get(key)
+        if got is None:
+            vs = tuple(sorted(vs))
+            got = best_suborder(self.models[owner], vs) if self.kind == "order" else best_subtree(self.models[owner], vs)
+            self.sub_cache[key] = got
+        return got
+
+
+class Neighborhood:
+    """``N_edge`` (``k = 2``) or ``N_vertex^k`` over an MPG; ``propose`` returns a move: the owners
+    to re-plan and their new local plans (``None`` when the component offers no sharing)."""
+
+    def __init__(self, mpg: MultiPatternGraph, local: LocalPlans, *, k: int = 2, vertex: bool = False,
+                 preserve: bool = True) -> None:
+        self.mpg = mpg
+        self.local = local
+        self.k = k
+        self.vertex = vertex
+        self.preserve = preserve and local.kind == "tree"
+        self.restrict(None)
+
+    def restrict(self, owners) -> None:
+        """Draw only edges (vertices) inside ``owners`` (a connected component; None: all)."""
+        keep = None if owners is None else set(owners)
+        self.edges = [e for e in self.mpg.edge_list if keep is None or e[0] in keep]
+        self.vertices = sorted({o for e in self.edges for o in e})
+
+    def _subset(self, rng: random.Random, pairs: tuple) -> tuple:
+        lo = self.mpg.min_size
+        size = rng.randint(lo, len(pairs))
+        return tuple(sorted(rng.sample(pairs, size)))
+
+    def propose(self, rng: random.Random, g: GlobalPlan) -> dict | None:
+        if not self.edges:
+            return None
+        if self.vertex:
+            i = rng.choice(self.vertices)
+            cs = rng.choice(self.mpg.of_owner[i])
+            pairs = cs.pairs if cs.a == i else tuple((v, u) for u, v in cs.pairs)
+            sub = self._subset(rng, pairs)
+            vs = tuple(u for u, _ in sub)
+            others = self.mpg.containing(i, vs)
+            if len(others) > self.k - 1:
+                others = rng.sample(others, self.k - 1)
+            group = [(i, {v: v for v in vs})] + others
+        else:
+            e = rng.choice(self.edges)
+            cs = rng.choice(self.mpg.edges[e])
+            sub = self._subset(rng, cs.pairs)
+            vs = tuple(u for u, _ in sub)
+            group = [(cs.a, {u: u for u, _ in sub}), (cs.b, dict(sub))]
+        first = group[0][0]
+        base = self.local.sub_plan(first, vs)
+        move = {}
+        for owner, m in group:
+            if self.local.kind == "order":
+                prefix = tuple(m[v] for v in base)
+                move[owner] = self.local.constrained(owner, prefix)
+            else:
+                t = rename_tree(base, m)
+                cons = [t]
+                if self.preserve:
+                    cons += self._preserved(rng, g, owner, set(m.values()))
+                move[owner] = self.local.constrained(owner, tuple(sorted(cons, key=str)))
+        return move
+
+    def _preserved(self, rng: random.Random, g: GlobalPlan, owner: Owner, taken: set) -> list:
+        """The owner's maximal shared subtrees disjoint from ``taken``, each kept with probability 1/2."""
+        plan = g.plans.get(owner)
+        if plan is None:
+            return []
+        subs: list = []
+        _subtrees_post(plan.root, subs)
+        nodes = g.owner_nodes[owner]
+        shared = {}
+        for t, node in zip(subs, nodes):
+            if isinstance(t, tuple) and len(node.users) > 1:
+                shared[t] = True
+        out = []
+
+        def walk(t):
+            if not isinstance(t, tuple):
+                return
+            if t in shared:
+                if taken.isdisjoint(tree_leaves(t)) and rng.random() < 0.5:
+                    out.append(t)
+                return
+            walk(t[0])
+            walk(t[1])
+
+        walk(plan.root)
+        return out

@@ -1,0 +1,146 @@
+"""Multi-pattern optimizers by the names MCEP uses (Section 6.1), in one registry.
+
+| name | neighbourhood | meta-heuristic | global plan |
+| --- | --- | --- | --- |
+| ``SA-EDGE``, ``TS-EDGE`` | ``N_edge`` over subtrees | SA / Tabu | MPM (tree evaluator) |
+| ``SA-VERTEX4``, ``TS-VERTEX4`` | ``N_vertex^4`` | SA / Tabu | MPM |
+| ``SA-VERTEX8``, ``TS-VERTEX8`` | ``N_vertex^8`` | SA / Tabu | MPM |
+| ``SA-EDGE-PREFIX``, ``TS-EDGE-PREFIX`` | ``N_edge`` over prefixes | SA / Tabu | MPT (multi-pattern NFA) |
+| ``TRIVIAL`` | -- | -- | each pattern alone in its written order, nothing shared (MPT) |
+
+:func:`plan_workload` also accepts every single-pattern planner of :mod:`algorithms.registry`: each
+pattern is planned alone and nothing is shared (an unshared MPT or MPM, by the planner's kind).
+Every result carries the cost of the trivial global plan of the same kind (written orders, or their
+left-deep trees, nothing shared) for comparison.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from cep.errors import PlanError
+from cep.global_plans import GlobalPlan, build_global_plan, workload_clauses
+from cep.plans import TreePlan, left_deep_tree
+
+from algorithms.multi.costs import cost_multi, workload_models
+from algorithms.multi.mpg import MultiPatternGraph
+from algorithms.multi.search import SearchStats, local_search
+
+
+@dataclass(frozen=True)
+class MultiSpec:
+    heuristic: str  # "SA" or "TS"
+    vertex: bool
+    k: int
+    kind: str  # "order" (MPT) or "tree" (MPM)
+
+
+MULTI_PLANNERS: dict[str, MultiSpec | None] = {
+    "TRIVIAL": None,
+    "SA-EDGE": MultiSpec("SA", False, 2, "tree"),
+    "TS-EDGE": MultiSpec("TS", False, 2, "tree"),
+    "SA-VERTEX4": MultiSpec("SA", True, 4, "tree"),
+    "TS-VERTEX4": MultiSpec("TS", True, 4, "tree"),
+    "SA-VERTEX8": MultiSpec("SA", True, 8, "tree"),
+    "TS-VERTEX8": MultiSpec("TS", True, 8, "tree"),
+    "SA-EDGE-PREFIX": MultiSpec("SA", False, 2, "order"),
+    "TS-EDGE-PREFIX": MultiSpec("TS", False, 2, "order"),
+}
+
+
+def multi_planner_names() -> list[str]:
+    return list(MULTI_PLANNERS)
+
+
+def multi_planner_kind(name: str) -> str:
+    spec = MULTI_PLANNERS.get(name)
+    if name not in MULTI_PLANNERS:
+        from algorithms.registry import planner_kind
+
+        return planner_kind(name)
+    return "order" if spec is None else spec.kind
+
+
+@dataclass
+class MultiPlanned:
+    planner: str
+    plan: GlobalPlan
+    cost: float
+    trivial_cost: float
+    initial_cost: float
+    plan_time_s: float
+    search: SearchStats | None = None
+    mpg_edges: int = 0
+
+    @property
+    def steps_per_s(self) -> float | None:
+        return self.search.steps_per_s if self.search else None
+
+    def to_json(self) -> dict:
+        d = self.plan.describe()
+        return {
+            "planner": self.planner,
+            "kind": self.plan.kind,
+            "cost": self.cost,
+            "trivial_cost": self.trivial_cost,
+            "initial_cost": self.initial_cost,
+            "gain_over_trivial": (self.trivial_cost / self.cost) if self.cost > 0 else None,
+            "plan_time_s": self.plan_time_s,
+            "steps": self.search.steps if self.search else 0,
+            "steps_per_s": self.steps_per_s,
+            "mpg_edges": self.mpg_edges,
+            **d,
+        }
+
+
+def trivial_global_plan(clauses, models, kind: str) -> GlobalPlan:
+    """Each clause in its written order (its left-deep tree for an MPM), nothing shared."""
+    from algorithms.registry import get_planner
+
+    p = get_planner("TRIVIAL")
+    plans = {}
+    for o in clauses:
+        order = p.plan_model(models[o]).plan
+        plans[o] = order if kind == "order" else TreePlan(left_deep_tree(order.order))
+    return build_global_plan(kind, clauses, plans, share=False)
+
+
+def plan_workload(patterns, name: str, stats, *, time_limit: float = 5.0, seed: int = 0,
+                  max_steps: int | None = None, alpha: float = 0.0) -> MultiPlanned:
+    """A global plan for ``patterns`` by the named multi-pattern optimizer or single-pattern planner.
+
+    ``stats``: one :class:`cep.Statistics` for all patterns, or one per pattern."""
+    if time_limit is None or not time_limit > 0:
+        raise PlanError(f"the time limit must be a positive number of seconds, got {time_limit!r}")
+    clauses = workload_clauses(patterns)
+    models = workload_models(clauses, stats, alpha=alpha)
+    t0 = time.perf_counter()
+    if name in MULTI_PLANNERS and MULTI_PLANNERS[name] is not None:
+        spec = MULTI_PLANNERS[name]
+        mpg = MultiPatternGraph(clauses, min_size=1 if spec.kind == "order" else 2)
+        g, search, initial = local_search(clauses, models, mpg, kind=spec.kind, heuristic=spec.heuristic, k=spec.k,
+                                          vertex=spec.vertex, time_limit=time_limit, seed=seed, max_steps=max_steps)
+        edges = len(mpg.edges)
+    elif name == "TRIVIAL" or name in _single_names():
+        from algorithms.registry import get_planner
+
+        kind = multi_planner_kind(name)
+        planner = get_planner(name, seed=seed) if "seed" in get_planner(name).get_params() else get_planner(name)
+        plans = {o: planner.plan_model(models[o]).plan for o in clauses}
+        g = build_global_plan(kind, clauses, plans, share=False)
+        search, edges = None, 0
+        initial = None
+    else:
+        raise PlanError(f"unknown planner {name!r}; multi-pattern: {', '.join(MULTI_PLANNERS)}; "
+                        f"single-pattern: {', '.join(_single_names())}")
+    plan_time = time.perf_counter() - t0
+    cost = cost_multi(g, models)
+    trivial = cost_multi(trivial_global_plan(clauses, models, g.kind), models)
+    return MultiPlanned(name, g, cost, trivial, cost if initial is None else initial, plan_time, search, edges)
+
+
+def _single_names() -> list[str]:
+    from algorithms.registry import planner_names
+
+    return planner_names()

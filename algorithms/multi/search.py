@@ -1,0 +1,203 @@
+"""Local search over global plans: simulated annealing and Tabu search (MCEP Section 4.2, Appendix B).
+
+The state is one local plan per owner, held merged in a global plan (an MPT for the prefix
+neighbourhood, an MPM otherwise) whose cost (:class:`algorithms.multi.costs.IncrementalCost`) moves
+by the nodes a move adds and removes.  The initial state is the best local plan of every owner
+("P_i = A(P_i, Stat) for all i").  Each connected component of the MPG is searched on its own, with
+a share of the time limit proportional to its size; an owner without edges keeps its best plan.
+Both meta-heuristics stop when the time runs out (Appendix B: "we only implemented the
+timestamp-based stop condition"; ``max_steps`` also stops them, for deterministic runs) and return
+the cheapest state seen, so a search never returns a plan costlier than its start.
+
+* **Simulated annealing**: a neighbour is accepted when cheaper, otherwise with probability
+  ``exp(-delta / c_k)``; ``c_k = 0.99 c_(k-1)``; ``c_0`` is the largest cost difference seen over
+  ``I = 1000`` neighbours of the initial state.
+* **Tabu search**: each step looks at ``L = 100`` random neighbours and moves to the cheapest one
+  whose state is not in the tabu list (capacity ``C = 10^4`` states, oldest dropped first).  A state
+  is identified by the XOR of the hashes of its (owner, plan) pairs, updated per move.
+
+A *step* is one neighbour selected and its cost evaluated (Section 4.2); ``steps_per_s`` counts them.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from cep.global_plans import GlobalPlan, Owner, build_global_plan
+
+from algorithms.multi.costs import IncrementalCost
+from algorithms.multi.neighborhoods import LocalPlans, Neighborhood
+
+
+@dataclass
+class SearchStats:
+    steps: int = 0
+    accepted: int = 0
+    improvements: int = 0
+    elapsed_s: float = 0.0
+    c0: float | None = None
+    trace: list = field(default_factory=list)  # (seconds since start, best cost)
+
+    @property
+    def steps_per_s(self) -> float:
+        return self.steps / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+
+class SearchState:
+    """The current global plan, its cost, and the XOR hash of its local plans."""
+
+    def __init__(self, g: GlobalPlan, cost: IncrementalCost) -> None:
+        self.g = g
+        self.cost = cost
+        self.total = cost.total
+        self.hash = 0
+        for o, p in g.plans.items():
+            self.hash ^= hash((o, p))
+
+    def apply(self, move: dict) -> tuple[dict, float]:
+        """Replace the owners' plans; returns the old plans (for :meth:`undo`) and the cost change."""
+        old = {}
+        for o, p in move.items():
+            prev = self.g.plans[o]
+            old[o] = prev
+            if prev != p:
+                self.g.replace(o, p)
+                self.hash ^= hash((o, prev)) ^ hash((o, p))
+        before = self.total
+        self.total = self.cost.update()
+        return old, self.total - before
+
+    def undo(self, old: dict) -> None:
+        self.apply(old)
+
+
+def _snapshot(g: GlobalPlan, owners) -> dict:
+    return {o: g.plans[o] for o in owners}
+
+
+def simulated_annealing(state: SearchState, hood: Neighborhood, owners, rng: random.Random, deadline: float,
+                        stats: SearchStats, *, alpha: float = 0.99, initial_neighbours: int = 1000,
+                        max_steps: int | None = None, t_start: float = 0.0) -> dict:
+    """SA over one component; returns the best plans seen for ``owners``."""
+    best_plans, best = _snapshot(state.g, owners), state.total
+    c = 0.0
+    for _ in range(initial_neighbours):
+        if time.perf_counter() > deadline and max_steps is None:
+            break
+        move = hood.propose(rng, state.g)
+        if move is None:
+            return best_plans
+        old, d = state.apply(move)
+        stats.steps += 1
+        c = max(c, abs(d))
+        if state.total < best - 1e-12 * max(1.0, abs(best)):
+            best, best_plans = state.total, _snapshot(state.g, owners)
+            stats.improvements += 1
+        state.undo(old)
+    stats.c0 = c if stats.c0 is None else max(stats.c0, c)
+    c = c or 1.0
+    n = 0
+    while (max_steps is None and time.perf_counter() < deadline) or (max_steps is not None and n < max_steps):
+        move = hood.propose(rng, state.g)
+        old, d = state.apply(move)
+        stats.steps += 1
+        n += 1
+        if d <= 0 or (c > 0 and rng.random() < math.exp(-d / c)):
+            stats.accepted += 1
+            if state.total < best - 1e-12 * max(1.0, abs(best)):
+                best, best_plans = state.total, _snapshot(state.g, owners)
+                stats.improvements += 1
+                stats.trace.append((time.perf_counter() - t_start, best))
+        else:
+            state.undo(old)
+        c *= alpha
+    return best_plans
+
+
+def tabu_search(state: SearchState, hood: Neighborhood, owners, rng: random.Random, deadline: float,
+                stats: SearchStats, *, neighbours: int = 100, capacity: int = 10_000,
+                max_steps: int | None = None, t_start: float = 0.0) -> dict:
+    """TS over one component; returns the best plans seen for ``owners``."""
+    best_plans, best = _snapshot(state.g, owners), state.total
+    tabu: deque = deque()
+    tabu_set: set = set()
+
+    def remember(h):
+        tabu.append(h)
+        tabu_set.add(h)
+        if len(tabu) > capacity:
+            tabu_set.discard(tabu.popleft())
+
+    remember(state.hash)
+    n = 0
+    while (max_steps is None and time.perf_counter() < deadline) or (max_steps is not None and n < max_steps):
+        choice, choice_d = None, math.inf
+        for _ in range(neighbours):
+            move = hood.propose(rng, state.g)
+            if move is None:
+                return best_plans
+            old, d = state.apply(move)
+            h = state.hash
+            state.undo(old)
+            stats.steps += 1
+            n += 1
+            if h not in tabu_set and d < choice_d:
+                choice, choice_d = move, d
+            if max_steps is None and time.perf_counter() > deadline:
+                break
+        if choice is None:
+            continue
+        state.apply(choice)
+        stats.accepted += 1
+        remember(state.hash)
+        if state.total < best - 1e-12 * max(1.0, abs(best)):
+            best, best_plans = state.total, _snapshot(state.g, owners)
+            stats.improvements += 1
+            stats.trace.append((time.perf_counter() - t_start, best))
+    return best_plans
+
+
+def local_search(clauses, models, mpg, *, kind: str, heuristic: str, k: int = 2, vertex: bool = False,
+                 time_limit: float = 5.0, seed: int = 0, max_steps: int | None = None,
+                 order_planner: str = "DP-LD", tree_planner: str = "DP-B") -> tuple[GlobalPlan, SearchStats, float]:
+    """Run SA or TS over every connected component of ``mpg``; returns the best global plan, the
+    search statistics and the initial (best-local-plans) cost."""
+    local = LocalPlans(kind, models, order_planner=order_planner, tree_planner=tree_planner)
+    initial = {o: local.best(o) for o in clauses}
+    g = build_global_plan(kind, clauses, initial)
+    cost = IncrementalCost(g, models)
+    initial_cost = cost.total
+    state = SearchState(g, cost)
+    hood = Neighborhood(mpg, local, k=k, vertex=vertex)
+    stats = SearchStats()
+    comps = [c for c in mpg.components() if len(c) > 1]
+    total = sum(len(c) for c in comps) or 1
+    t0 = time.perf_counter()
+    stats.trace.append((0.0, initial_cost))
+    steps_left = max_steps
+    for comp in comps:
+        hood.restrict(comp)
+        if not hood.edges:
+            continue
+        budget = time_limit * len(comp) / total
+        deadline = time.perf_counter() + budget
+        rng = random.Random(hash((seed, comp[0])) & 0xFFFFFFFF)
+        per = None if steps_left is None else max(1, max_steps * len(comp) // total)
+        if heuristic == "SA":
+            best = simulated_annealing(state, hood, comp, rng, deadline, stats, max_steps=per, t_start=t0)
+        else:
+            best = tabu_search(state, hood, comp, rng, deadline, stats, max_steps=per, t_start=t0)
+        state.apply(best)
+    stats.elapsed_s = time.perf_counter() - t0
+    cost.recompute()
+    if cost.total > initial_cost:  # floating-point drift only: keep the start
+        for o, p in initial.items():
+            if g.plans[o] != p:
+                g.replace(o, p)
+        cost.update()
+        cost.recompute()
+    return g, stats, initial_cost

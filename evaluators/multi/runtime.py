@@ -1,0 +1,488 @@
+"""The shared-join runtime behind both multi-pattern evaluators (MCEP Sections 3.1 and 5).
+
+A global plan (:mod:`cep.global_plans`) is a DAG of nodes; this runtime evaluates it by instance,
+as the single-pattern tree evaluator does (JQPG Section 2.3, ZStream), but with nodes shared:
+
+* every stream event enters once and goes to the leaves of its type (MCEP 3.1: "the arrival of an
+  event of type T only triggers the traversal of instances associated with states in l_T"); a leaf
+  passing its one-variable filters makes an instance ``(mn, mx, j)`` (the event's window key twice
+  and its stream position) -- a Kleene leaf every new subset ending with it;
+* a new instance of a node is combined with the live instances of its sibling under *every* parent
+  of the node (a shared node has several); a combination that passes the parent's checks -- its
+  window, the rule that one event fills one variable, the SEQ pairs and the conditions placed on it
+  (:class:`cep.global_plans.ClauseShape`) -- becomes a parent instance, is stored if the parent has
+  parents itself, and goes up in turn;
+* a node whose owners have different windows keeps the widest (its instances live that long), and
+  every parent checks its own window when it combines, every owner its own at its root: a match of
+  the wider window never leaks into a narrower pattern;
+* at an owner's root (its "final state", possibly an internal node) the owner's own window is
+  checked, then what no shared node knows: its negated variables (the match is held until its
+  release point and checked against every event of the negated type, :func:`cep.semantics.
+  negation_kills`), strict or partition contiguity (:func:`cep.semantics.strategy_filter_ok`), and
+  skip-till-next-match selection over the pattern's clauses (:func:`cep.semantics.select_next_match`,
+  at the end of the stream).
+
+The lazy multi-pattern NFA over an MPT is this runtime over left-deep trees: the prefix node of
+``O[:k]`` is the NFA state holding instances of that prefix, the leaf of ``O[k]`` the buffer of the
+event type the state waits for; an arriving event advances the instances of the states waiting for
+its type, and a new instance at once fetches the buffered events of its next type (lazy evaluation,
+MCEP 2 / [42]).  Instances are kept per node ("stored in a hash table according to their associated
+state"), leaves per event type ("state lists").
+
+``work`` counts the candidate combinations the joins examined (the sibling instances scanned); a run
+stops with :class:`cep.WorkLimitError` past ``max_work`` (as the single-pattern engine does).
+Stored instances whose window has passed are dropped every :data:`COMPACT_EVERY` events; scans skip
+them before that by the window check.  ``peak_partial_matches`` counts the stored instances of
+internal nodes and Kleene subsets, expired ones included until dropped.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from cep.conditions import expression_divides, expression_source
+from cep.errors import PartialMatchLimitError, PlanError, WorkLimitError
+from cep.events import Event
+from cep.global_plans import GlobalPlan, Owner, SharedNode
+from cep.matches import Match
+from cep.pattern import SeqOrder, Strategy, WindowKind
+from cep.semantics import (
+    canonical_key,
+    negation_kills,
+    partition_positions,
+    release_point,
+    select_next_match,
+    strategy_filter_ok,
+)
+
+COMPACT_EVERY = 32
+
+
+class _RNode:
+    __slots__ = ("node", "span", "store", "items", "grow", "ups", "roots", "accept", "kleene", "lo", "hi", "strict",
+                 "timekey", "fast", "slow", "internal")
+
+    def __init__(self, node: SharedNode) -> None:
+        self.node = node
+        self.items: list = []
+        self.grow: list = []
+        self.ups: list = []
+        self.roots: list = []
+
+
+def _compile_join(node: SharedNode, span: float, seq_strict: bool, side: int) -> str:
+    """``join_<id>_<side>(x, items)``: the parent instances of a new instance ``x`` of the child on
+    ``side`` (0 left, 1 right) with every sibling instance in ``items`` -- the new instance's slots
+    and attributes read once, the checks inlined in one loop."""
+    nl = node.left.size
+    kinds = node.slot_kleene
+    types = node.slot_types
+    xs_range = range(0, nl) if side == 0 else range(nl, node.size)
+
+    def is_x(i: int) -> bool:
+        return i in xs_range
+
+    def local(i: int) -> int:
+        return i if i < nl else i - nl
+
+    head = [f"def join_{node.id}_{side}(x, items):", "    out = []; app = out.append", "    x0 = x[0]; x1 = x[1]; xt = x[2:]"]
+    hoisted: dict[str, str] = {}
+
+    def val(i: int) -> str:
+        if is_x(i):
+            name = f"xs{i}"
+            if name not in hoisted:
+                hoisted[name] = f"x[{local(i) + 2}]"
+            return name
+        return f"y[{local(i) + 2}]"
+
+    def attr(i: int, a: str) -> str:
+        if is_x(i) and not kinds[i]:
+            name = f"xa{i}_{abs(hash(a)) % 10**8}"
+            if name not in hoisted:
+                hoisted[name] = f"AT[{val(i)}][{a!r}]"
+            return name
+        return f"AT[{val(i)}][{a!r}]"
+
+    checks: list[str] = []
+    for i in range(nl):
+        for j in range(nl, node.size):
+            if types[i] != types[j]:
+                continue
+            a, b = val(i), val(j)
+            if kinds[i] and kinds[j]:
+                checks.append(f"set({a}).isdisjoint({b})")
+            elif kinds[i]:
+                checks.append(f"{b} not in {a}")
+            elif kinds[j]:
+                checks.append(f"{a} not in {b}")
+            else:
+                checks.append(f"{a} != {b}")
+    op = "<" if seq_strict else "<="
+    for u, v in node.pairs:
+        last = f"{val(u)}[-1]" if kinds[u] else val(u)
+        first = f"{val(v)}[0]" if kinds[v] else val(v)
+        if is_x(u) and not kinds[u]:
+            hoisted.setdefault(f"xt{u}", f"TS[{val(u)}]")
+            last_ts = f"xt{u}"
+        else:
+            last_ts = f"TS[{last}]"
+        if is_x(v) and not kinds[v]:
+            hoisted.setdefault(f"xt{v}", f"TS[{val(v)}]")
+            first_ts = f"xt{v}"
+        else:
+            first_ts = f"TS[{first}]"
+        checks.append(f"{last_ts} {op} {first_ts}")
+    guarded: list[str] = []
+    for c in node.conds:
+        loops: list[tuple[str, str]] = []
+
+        def render(at, loops=loops):
+            i = int(at.var[1:])
+            if kinds[i]:
+                name = f"_k{i}"
+                if name not in [n for n, _ in loops]:
+                    loops.append((name, val(i)))
+                return f"AT[{name}][{at.name!r}]"
+            return attr(i, at.name)
+
+        body = (f"({expression_source(c.left, render)} {'==' if c.op == '=' else c.op} "
+                f"{expression_source(c.right, render)})")
+        if loops:
+            body = "all(" + body + "".join(f" for {n} in {s}" for n, s in loops) + ")"
+        if expression_divides(c.left) or expression_divides(c.right):
+            guarded.append(body)
+        else:
+            checks.append(body)
+    body = ["    for y in items:",
+            "        y0 = y[0]; y1 = y[1]",
+            "        mn = x0 if x0 < y0 else y0; mx = x1 if x1 > y1 else y1",
+            f"        if mx - mn > {span!r}: continue"]
+    for c in checks:
+        body.append(f"        if not ({c}): continue")
+    for c in guarded:
+        body += ["        try:", f"            ok = {c}", "        except ZeroDivisionError:", "            ok = False",
+                 "        if not ok: continue"]
+    body.append("        app((mn, mx) + xt + y[2:])" if side == 0 else "        app((mn, mx) + y[2:] + xt)")
+    body.append("    return out")
+    return "\n".join(head + [f"    {k} = {v}" for k, v in hoisted.items()] + body)
+
+
+def _cond_source(cond, slot_of, kleene_of) -> str:
+    """A condition over slot names ``_i`` as source; Kleene slots hold for every element."""
+    loops = []
+
+    def render(a):
+        src, k = slot_of[a.var], kleene_of[a.var]
+        if k:
+            name = f"_k{a.var[1:]}"
+            if name not in [n for n, _ in loops]:
+                loops.append((name, src))
+            return f"AT[{name}][{a.name!r}]"
+        return f"AT[{src}][{a.name!r}]"
+
+    body = f"({expression_source(cond.left, render)} {'==' if cond.op == '=' else cond.op} {expression_source(cond.right, render)})"
+    if loops:
+        body = "all(" + body + "".join(f" for {n} in {s}" for n, s in loops) + ")"
+    return body
+
+
+@dataclass
+class MultiResult:
+    """Per-pattern matches (lists of :class:`cep.Match`, when collected) and counts, plus metrics."""
+
+    matches_by_pattern: list[list[Match]]
+    counts: list[int]
+    metrics: dict
+    evaluator: str
+    source: str = field(default="", repr=False)
+
+
+class MultiRuntime:
+    """Compile a global plan for a workload and run it over a stream (see the module docstring)."""
+
+    def __init__(self, patterns: Sequence, gplan: GlobalPlan, *, name: str) -> None:
+        self.patterns = list(patterns)
+        self.g = gplan
+        self.name = name
+        missing = [o for o in gplan.clauses if o not in gplan.plans]
+        if missing:
+            raise PlanError(f"the global plan has no local plan for clause {missing[0]}")
+        kinds = {sp.window.kind for sp in gplan.clauses.values()}
+        self.kind_mixed = len(kinds) > 1
+        self.rnodes: dict[int, _RNode] = {}
+        srcs = []
+        env_fns = {}
+        for node in gplan.nodes.values():
+            rn = _RNode(node)
+            users = [gplan.clauses[o] for o in node.users]
+            rn.span = max(sp.window.span_limit for sp in users)
+            rn.strict = any(sp.seq_order is SeqOrder.STRICT for sp in users)
+            rn.timekey = users[0].window.kind is WindowKind.TIME
+            rn.store = bool(node.parents)
+            rn.kleene = node.leaf is not None and node.leaf.kleene
+            if node.leaf is not None:
+                rn.lo, rn.hi = node.leaf.min_size, node.leaf.max_size
+                conds = " and ".join(_cond_source(c, {"_0": "j"}, {"_0": False}) for c in node.leaf.filters) or "True"
+                srcs.append(f"def accept_{node.id}(j):\n    try:\n        return {conds}\n"
+                            "    except ZeroDivisionError:\n        return False")
+            else:
+                srcs.append(_compile_join(node, rn.span, rn.strict, 0))
+                srcs.append(_compile_join(node, rn.span, rn.strict, 1))
+            self.rnodes[node.id] = rn
+        self.source = "\n\n".join(srcs)
+        self._srcs = srcs
+        self.by_type: dict[str, list[_RNode]] = defaultdict(list)
+        for rn in self.rnodes.values():
+            if rn.node.leaf is not None:
+                self.by_type[rn.node.leaf.type].append(rn)
+        for o, root in gplan.roots.items():
+            self.rnodes[root.id].roots.append(o)
+
+    # ---- running -------------------------------------------------------------------------------
+    def run(self, stream: Sequence[Event], *, collect_matches: bool = True,
+            max_partial_matches: int | None = None, max_work: int | None = None) -> MultiResult:
+        g = self.g
+        n = len(stream)
+        TS = [e.ts for e in stream]
+        AT = [e.attrs for e in stream]
+        env = {"TS": TS, "AT": AT}
+        exec(compile(self.source or "pass", "<multi-plan>", "exec"), env)
+        for rn in self.rnodes.values():
+            rn.accept = env.get(f"accept_{rn.node.id}")
+            rn.items = []
+            rn.grow = []
+        for rn in self.rnodes.values():
+            rn.ups = []
+            for (pid, side), (parent, _) in rn.node.parents.items():
+                prn = self.rnodes[parent.id]
+                sib = self.rnodes[(parent.right if side == 0 else parent.left).id]
+                rn.ups.append((prn, env[f"join_{parent.id}_{side}"], sib))
+
+        clauses = g.clauses
+        owner_info = {}
+        for o in g.roots:
+            sp = clauses[o]
+            owner_info[o] = (sp, g.root_vars[o], sp.window.span_limit)
+        need_events = any(sp.negated or sp.strategy is not Strategy.ANY for sp in clauses.values())
+        n_pat = len(self.patterns)
+        counts = [0] * n_pat
+        found: list[list] = [[] for _ in range(n_pat)]
+        next_keyed: list[list] = [[] for _ in range(n_pat)]
+        part_pos = {}
+        for sp in clauses.values():
+            if sp.strategy is Strategy.PARTITION and sp.partition_attribute not in part_pos:
+                part_pos[sp.partition_attribute] = partition_positions(stream, sp.partition_attribute)
+        type_pos: dict[str, list[int]] = defaultdict(list)
+        type_ts: dict[str, list[float]] = defaultdict(list)
+        if need_events:
+            for e in stream:
+                type_pos[e.type].append(e.pos)
+                type_ts[e.type].append(e.ts)
+        pend_ts: list = []
+        pend_pos: list = []
+        seq = [0]
+        cap = float("inf") if max_partial_matches is None else max_partial_matches
+        live = [0, 0, 0]  # live, peak, work (candidate combinations the joins examined)
+        wcap = float("inf") if max_work is None else max_work
+
+        def binding_of(vs, inst):
+            b = {}
+            for k, v in enumerate(vs):
+                s = inst[k + 2]
+                b[v] = tuple(stream[i] for i in s) if isinstance(s, tuple) else stream[s]
+            return b
+
+        def accept_final(o, vs, inst, binding=None):
+            sp = clauses[o]
+            p = o[0]
+            if sp.strategy is Strategy.ANY and not collect_matches:
+                counts[p] += 1
+                return
+            if binding is None:
+                binding = binding_of(vs, inst)
+            m = Match.from_binding(binding)
+            if sp.strategy is Strategy.NEXT:
+                next_keyed[p].append((canonical_key(sp, binding, stream), m, m.positions))
+                return
+            counts[p] += 1
+            if collect_matches:
+                found[p].append(m)
+
+        def finalize(o, inst, r):
+            sp, vs, _ = owner_info[o]
+            binding = binding_of(vs, inst)
+            evs = [e for x in binding.values() for e in (x if isinstance(x, tuple) else (x,))]
+            kind = sp.window.kind
+            lim = sp.window.span_limit
+            keys = [e.ts if kind is WindowKind.TIME else e.pos for e in evs]
+            lo_k, hi_k = max(keys) - lim, min(keys) + lim
+            for neg in sp.negated:
+                ps = type_pos.get(sp.type_of(neg), [])
+                if kind is WindowKind.TIME:
+                    tl = type_ts[sp.type_of(neg)]
+                    a = bisect.bisect_left(tl, lo_k)
+                    b = bisect.bisect_right(tl, hi_k)
+                    cand = (x for x in ps[a:b] if x < r)
+                else:
+                    a = bisect.bisect_left(ps, lo_k)
+                    b = bisect.bisect_right(ps, hi_k)
+                    cand = (x for x in ps[a:b] if x < r)
+                for x in cand:
+                    if negation_kills(sp, binding, neg, stream[x]):
+                        return
+            accept_final(o, vs, inst, binding)
+
+        def emit(o, inst):
+            sp, vs, span = owner_info[o]
+            if inst[1] - inst[0] > span:
+                return
+            if sp.strategy in (Strategy.STRICT, Strategy.PARTITION):
+                binding = binding_of(vs, inst)
+                if not strategy_filter_ok(sp, binding, part_pos.get(sp.partition_attribute)):
+                    return
+            if not sp.negated:
+                accept_final(o, vs, inst)
+                return
+            binding = binding_of(vs, inst)
+            evs = [e for x in binding.values() for e in (x if isinstance(x, tuple) else (x,))]
+            max_ts = max(e.ts for e in evs)
+            max_pos = max(e.pos for e in evs)
+            ts_thr, pos_thr = max_ts, max_pos + 1
+            if sp.unbounded_negations:
+                if sp.window.kind is WindowKind.TIME:
+                    ts_thr = max(ts_thr, min(e.ts for e in evs) + sp.window.size)
+                else:
+                    pos_thr = max(pos_thr, min(e.pos for e in evs) + int(sp.window.size))
+            seq[0] += 1
+            heapq.heappush(pend_ts, (ts_thr, pos_thr, seq[0], o, inst))
+
+        # a root whose owner needs nothing beyond its window (skip-till-any-match, no negation, matches
+        # not collected) is counted inline
+        for rn in self.rnodes.values():
+            rn.fast = []
+            rn.slow = []
+            for o in rn.roots:
+                sp = clauses[o]
+                if sp.strategy is Strategy.ANY and not sp.negated and not collect_matches:
+                    rn.fast.append((o[0], sp.window.span_limit, sp.window.span_limit >= rn.span))
+                else:
+                    rn.slow.append(o)
+            rn.internal = rn.node.leaf is None
+
+        def push(rn, inst):
+            if rn.store:
+                rn.items.append(inst)
+                if rn.internal:
+                    live[0] += 1
+                    if live[0] > live[1]:
+                        live[1] = live[0]
+                        if live[1] > cap:
+                            raise PartialMatchLimitError(
+                                f"more than {max_partial_matches:,} live partial matches")
+            for p, span, wide in rn.fast:
+                if wide or inst[1] - inst[0] <= span:
+                    counts[p] += 1
+            for o in rn.slow:
+                emit(o, inst)
+            for prn, join, sib in rn.ups:
+                items = sib.items
+                if items:
+                    live[2] += len(items)
+                    if live[2] > wcap:
+                        raise WorkLimitError(f"the joins examined more than {max_work:,} candidate combinations")
+                    for z in join(inst, items):
+                        push(prn, z)
+
+        by_type = self.by_type
+        stored = [rn for rn in self.rnodes.values() if rn.store or rn.kleene]
+        t0 = time.perf_counter()
+        for j in range(n):
+            e = stream[j]
+            tj = TS[j]
+            if pend_ts or pend_pos:
+                while pend_ts and pend_ts[0][0] < tj:
+                    item = heapq.heappop(pend_ts)
+                    if item[1] <= j:
+                        finalize(item[3], item[4], j)
+                    else:
+                        heapq.heappush(pend_pos, (item[1], item[2], item[3], item[4]))
+                while pend_pos and pend_pos[0][0] <= j:
+                    item = heapq.heappop(pend_pos)
+                    finalize(item[2], item[3], j)
+            if j % COMPACT_EVERY == 0 and j:
+                for rn in stored:
+                    thr = (tj if rn.timekey else j) - rn.span
+                    before = len(rn.items)
+                    rn.items = [x for x in rn.items if x[0] >= thr]
+                    if rn.node.leaf is None:
+                        live[0] -= before - len(rn.items)
+                    if rn.kleene:
+                        gb = len(rn.grow)
+                        rn.grow = [x for x in rn.grow if x[0] >= thr]
+                        live[0] -= gb - len(rn.grow)
+            leaves = by_type.get(e.type)
+            if not leaves:
+                continue
+            for rn in leaves:
+                if not rn.accept(j):
+                    continue
+                k = tj if rn.timekey else j
+                if not rn.kleene:
+                    push(rn, (k, k, j))
+                    continue
+                self._kleene(rn, j, k, TS, push, live)
+        for item in sorted(pend_ts):
+            finalize(item[3], item[4], n)
+        for item in sorted(pend_pos):
+            finalize(item[2], item[3], n)
+        for p in range(n_pat):
+            if next_keyed[p]:
+                sel = select_next_match(next_keyed[p])
+                counts[p] += len(sel)
+                if collect_matches:
+                    found[p].extend(sel)
+        elapsed = time.perf_counter() - t0
+        total = sum(counts)
+        metrics = {
+            "events": n,
+            "matches": total,
+            "matches_by_pattern": list(counts),
+            "throughput_eps": n / elapsed if elapsed > 0 else float("inf"),
+            "elapsed_s": elapsed,
+            "peak_partial_matches": live[1],
+            "work": live[2],
+            "nodes": len(g.nodes),
+        }
+        return MultiResult(found, counts, metrics, self.name, self.source)
+
+    def _kleene(self, rn: _RNode, j: int, k: float, TS, push, live) -> None:
+        """Every subset of a Kleene leaf's events ending with event ``j`` (JQPG Section 4)."""
+        hi = rn.hi
+        span = rn.span
+        strict = rn.strict
+        new = [(k, k, (j,))]
+        tj = TS[j]
+        for s in rn.grow:
+            if k - s[0] > span:
+                continue
+            el = s[2]
+            if hi is not None and len(el) >= hi:
+                continue
+            last = TS[el[-1]]
+            if (last < tj) if strict else (last <= tj):
+                new.append((s[0], k, el + (j,)))
+        for s in new:
+            if hi is None or len(s[2]) < hi:
+                rn.grow.append(s)
+                live[0] += 1
+                if live[0] > live[1]:
+                    live[1] = live[0]
+        for s in new:
+            if len(s[2]) >= rn.lo:
+                push(rn, s)

@@ -1,0 +1,274 @@
+"""The ``mcep`` experiment kind: MCEP Figures 10, 11, 13 and 14 (Section 6.2, Appendix D) at a scale.
+
+An experiment (``configs/exp/mcep_fig*.yaml``) lists *sweeps*: each varies one parameter of the base
+workload (``exp.scales.<scale>.base``) over values, for a list of algorithms.  A cell is
+(sweep, value, seed, algorithm): the workload of :mod:`experiments.mcep_workloads` (seeded) over the
+type pool of the dataset, replayed at the papers' rate spread (:mod:`experiments.replay`); statistics
+estimated on the stream (one selectivity table per pattern); the global plan of the algorithm (a
+multi-pattern optimizer with the sweep's search time, or TRIVIAL: written orders, nothing shared);
+then one pass of the multi-pattern evaluator over the stream (``repeats`` runs, median throughput).
+
+Swept parameters: ``workload_size`` (patterns), ``pattern_size`` (average events), ``search_time``
+(seconds of local search), ``window`` (seconds) and ``count_window`` (events), ``density`` (MPG
+density) and ``rate_diff`` (normalized arrival-rate difference), and ``reshuffle_every`` (events
+between two reshuffles of ``reshuffle_types`` types, MCEP 6.2.3), whose algorithms are ``static``
+(one SA-EDGE plan made on the first chunk's statistics) and ``adaptive`` (re-planned with SA-EDGE
+whenever a type's rate measured over the last chunk differs from the one planned for by more than
+``drift`` -- a factor ``1 + drift`` either way).  Both run the stream in chunks of ``chunk`` events
+with the plan of the moment, so they report the same matches (those inside a chunk).
+
+The search runs for ``search_steps`` steps when the scale gives them (deterministic: plans, costs
+and counts re-run identically, as ``verify`` requires) and for ``search_time`` seconds otherwise and
+in the search-time sweep (whose plans then depend on the machine's speed).
+
+Rows (:mod:`experiments.store`): ``dataset`` the dataset name; ``workload`` ``mcep``; ``algorithm``
+the planner (or static/adaptive); ``x_name``/``x_value`` the sweep; metrics ``throughput_eps``,
+``matches``, ``events``, ``peak_partial_matches``, ``plan_cost``, ``trivial_cost``, ``plan_time_s``,
+``steps_per_s``, ``mpg_density``, ``replans``.  The report pairs each algorithm with TRIVIAL (static
+with adaptive) of the same sweep, value and seed.  Counts are equal across the algorithms of one
+cell group.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from pathlib import Path
+from typing import Mapping
+
+from omegaconf import DictConfig, OmegaConf
+
+from cep.errors import ConfigError, EvaluationLimitError
+
+SWEEPS = ("workload_size", "pattern_size", "search_time", "window", "count_window", "density", "rate_diff",
+          "reshuffle_every")
+ADAPTIVE = ("static", "adaptive")
+
+
+def _scale(cfg: DictConfig) -> dict:
+    scales = cfg.exp.get("scales") or {}
+    name = cfg.scale.get("name", "quick")
+    if name not in scales:
+        raise ConfigError(f"experiment {cfg.exp.name} has no settings for scale {name!r}; known: {', '.join(scales)}")
+    return OmegaConf.to_container(scales[name], resolve=True)
+
+
+def build_specs(cfg: DictConfig) -> list[dict]:
+    from experiments.datasets import dataset_config
+    from experiments.exps.grid import type_pool
+    from experiments.experiment_stream import raw_stream
+    from experiments.metadata import git_commit
+
+    exp = cfg.exp
+    sc = _scale(cfg)
+    base = dict(sc["base"])
+    dname = exp.get("dataset", "nasdaq")
+    dcfg = dataset_config(dname)
+    probe = {"dataset": {"name": dname, "path": str(dcfg["path"]), "format": dcfg.get("format", "auto")},
+             "start": None, "end": None}
+    pool = type_pool(raw_stream(probe), int(sc["type_pool"]), int(sc.get("min_events", 20)))
+    stream = {**probe, "pool": pool, "seed": int(cfg.seed),
+              "replay": {"window_seconds": float(base["window"]), "events_per_window": float(sc["events_per_window"]),
+                         "rate_ratio": float(sc.get("rate_ratio", 45.0)), "windows": float(sc["windows"])}}
+    common = {"experiment": exp.name, "figure": exp.figure, "dataset": dname, "_code_version": git_commit()}
+    specs = []
+    for sweep in exp.sweeps:
+        name = sweep["x"]
+        if name not in SWEEPS:
+            raise ConfigError(f"unknown sweep {name!r} in {exp.name}; known: {', '.join(SWEEPS)}")
+        values = sc["values"][name]
+        algs = list(sweep["algorithms"])
+        for v in values:
+            for seed in sc["seeds"]:
+                params = {**base, name: v, "repeats": int(sc.get("repeats", 1)),
+                          "max_partial_matches": int(sc.get("max_partial_matches", 200000)),
+                          "max_work": int(sc.get("max_work", 20_000_000))}
+                for alg in algs:
+                    specs.append({**common, "x_name": name, "x_value": v, "seed": int(seed), "algorithm": alg,
+                                  "params": params, "stream": stream})
+    return specs
+
+
+def run(cfg: DictConfig, out_dir: Path) -> int:
+    from experiments.execution import execute_cells
+    from experiments.metadata import RunMetadata
+    from experiments.runners import make_runner
+
+    meta = RunMetadata(out_dir / "metadata.json", OmegaConf.to_container(cfg, resolve=True))
+    specs = build_specs(cfg)
+    runner = make_runner(cfg.runner)
+    try:
+        meta.update(**runner.describe())
+        return execute_cells(cfg, out_dir, specs, run_cell, runner=runner, meta=meta)
+    finally:
+        runner.close()
+
+
+# ---- one cell ----------------------------------------------------------------------------------------
+def workload_of(spec: Mapping, pool: list[str], rates: Mapping[str, float], stream=None):
+    from cep.pattern import Window
+    from experiments.mcep_workloads import WorkloadSpec, calibrate_workload, make_workload
+
+    p = spec["params"]
+    window = Window.events(int(p["count_window"])) if spec["x_name"] == "count_window" else Window.seconds(float(p["window"]))
+    ws = WorkloadSpec(n_patterns=int(p["workload_size"]), avg_size=float(p["pattern_size"]), window=window,
+                      structure=p.get("structure", "mixed"), density=float(p["density"]), rate_diff=float(p["rate_diff"]),
+                      special=float(p.get("special", 0.2)), kleene_max=p.get("kleene_max", 2), seed=int(spec["seed"]))
+    by_rate = sorted(pool, key=lambda t: (rates.get(t, 0.0), t))
+    pats = make_workload(ws, by_rate)
+    if stream is not None and p.get("selectivity_range"):
+        from experiments.statistics import StreamColumns
+
+        pats = calibrate_workload(pats, StreamColumns(stream).attr, tuple(p["selectivity_range"]), seed=int(spec["seed"]))
+    return pats
+
+
+def _row(spec: Mapping, metric: str, value, *, plan: str = "", status: str = "ok") -> dict:
+    from experiments.store import cell_id
+
+    p = spec["params"]
+    return {
+        "experiment": spec["experiment"], "dataset": spec["dataset"], "workload": "mcep",
+        "size": int(p["workload_size"]), "pattern_id": f"{spec['x_name']}={spec['x_value']}-s{spec['seed']}",
+        "seed": int(spec["seed"]), "algorithm": spec["algorithm"],
+        "kind": "adaptive" if spec["x_name"] == "reshuffle_every" else "multi",
+        "evaluator": None, "alpha": 0.0, "strategy": None, "metric": metric,
+        "value": None if value is None else float(value), "status": status, "plan": plan,
+        "params": json.dumps(p, sort_keys=True), "cell_id": cell_id(spec), "code_version": spec.get("_code_version"),
+        "x_name": spec["x_name"], "x_value": float(spec["x_value"]),
+    }
+
+
+def _budget(spec: Mapping) -> dict:
+    """The search budget: ``search_steps`` steps when the config gives them (a deterministic search,
+    so ``verify`` can re-run the cell), except in the search-time sweep; else ``search_time`` seconds."""
+    p = spec["params"]
+    steps = p.get("search_steps")
+    if steps and spec["x_name"] != "search_time":
+        return {"time_limit": 3600.0, "max_steps": int(steps)}
+    return {"time_limit": float(p["search_time"])}
+
+
+def _digest(gplan) -> str:
+    import hashlib
+
+    return hashlib.sha1(json.dumps(gplan.describe()["plans"], sort_keys=True).encode()).hexdigest()[:16]
+
+
+def run_cell(spec: Mapping) -> list[dict]:
+    if spec["x_name"] == "reshuffle_every":
+        return _adaptive_cell(spec)
+    from algorithms.multi import plan_workload
+    from evaluators.multi import evaluate_workload
+    from experiments.experiment_stream import experiment_stream
+    from experiments.mcep_workloads import measured_density
+    from experiments.statistics import estimate_workload_statistics
+
+    p = spec["params"]
+    stream = experiment_stream(spec["stream"])
+    rates = {t: c for t, c in stream.type_counts().items()}
+    pats = workload_of(spec, spec["stream"]["pool"], rates, stream)
+    stats = estimate_workload_statistics(stream, pats, seed=int(spec["seed"]))
+    r = plan_workload(pats, spec["algorithm"], stats, seed=int(spec["seed"]), **_budget(spec))
+    plan = _digest(r.plan)
+    rows = [
+        _row(spec, "plan_cost", r.cost, plan=plan),
+        _row(spec, "trivial_cost", r.trivial_cost, plan=plan),
+        _row(spec, "plan_time_s", r.plan_time_s, plan=plan),
+        _row(spec, "mpg_density", measured_density(pats), plan=plan),
+    ]
+    if r.search is not None:
+        rows.append(_row(spec, "steps_per_s", r.steps_per_s, plan=plan))
+    try:
+        runs = [evaluate_workload(pats, r.plan, stream, collect_matches=False, max_partial_matches=int(p["max_partial_matches"]),
+                                  max_work=int(p["max_work"])) for _ in range(int(p["repeats"]))]
+    except EvaluationLimitError as e:
+        rows.append(_row(spec, "throughput_eps", None, plan=plan, status=f"capped: {e}"))
+        return rows
+    m = runs[0].metrics
+    rows += [
+        _row(spec, "throughput_eps", statistics.median(x.metrics["throughput_eps"] for x in runs), plan=plan),
+        _row(spec, "matches", m["matches"], plan=plan),
+        _row(spec, "events", m["events"], plan=plan),
+        _row(spec, "peak_partial_matches", m["peak_partial_matches"], plan=plan),
+        _row(spec, "work", m["work"], plan=plan),
+    ]
+    return rows
+
+
+def rates_drifted(planned: Mapping[str, float], measured: Mapping[str, float], drift: float) -> bool:
+    """Whether some type's measured rate differs from the planned one by more than a factor ``1 + drift``."""
+    f = 1.0 + drift
+    for t in set(planned) | set(measured):
+        a, b = planned.get(t, 0.0), measured.get(t, 0.0)
+        if a == 0.0 and b == 0.0:
+            continue
+        if a == 0.0 or b == 0.0 or not (1 / f <= b / a <= f):
+            return True
+    return False
+
+
+def _adaptive_cell(spec: Mapping) -> list[dict]:
+    from algorithms.multi import plan_workload
+    from cep.events import Event, EventStream
+    from evaluators.multi import evaluate_workload
+    from experiments.experiment_stream import experiment_stream
+    from experiments.mcep_workloads import reshuffle_types
+    from experiments.statistics import estimate_workload_statistics
+
+    p = spec["params"]
+    base = experiment_stream(spec["stream"])
+    pool = spec["stream"]["pool"]
+    every = int(spec["x_value"])
+    stream = reshuffle_types(base, every, int(p["reshuffle_types"]), pool, seed=int(spec["seed"])) if every > 0 else base
+    pats = workload_of(spec, pool, dict(base.type_counts()), base)
+    chunk = int(p["chunk"])
+    chunks = [stream.events[i:i + chunk] for i in range(0, len(stream), chunk)]
+
+    def sub(evs):
+        return EventStream([Event(e.type, e.ts, e.attrs) for e in evs], "<chunk>")
+
+    def chunk_rates(s):
+        span = (s[-1].ts - s[0].ts) or 1.0 if len(s) else 1.0
+        return {t: c / span for t, c in s.type_counts().items()}
+
+    def plan_for(evs):
+        s = sub(evs)
+        st = estimate_workload_statistics(s, pats, seed=int(spec["seed"]))
+        r = plan_workload(pats, "SA-EDGE", st, seed=int(spec["seed"]), **_budget(spec))
+        return r, chunk_rates(s)
+
+    r, planned_rates = plan_for(chunks[0])
+    plan_time = r.plan_time_s
+    replans = 0
+    detect_s = 0.0
+    matches = 0
+    events = 0
+    peak = 0
+    for k, evs in enumerate(chunks):
+        s = sub(evs)
+        try:
+            res = evaluate_workload(pats, r.plan, s, collect_matches=False, max_partial_matches=int(p["max_partial_matches"]),
+                                    max_work=int(p["max_work"]))
+        except EvaluationLimitError as e:
+            return [_row(spec, "throughput_eps", None, status=f"capped: {e}")]
+        detect_s += res.metrics["elapsed_s"]
+        matches += res.metrics["matches"]
+        events += len(evs)
+        peak = max(peak, res.metrics["peak_partial_matches"])
+        if spec["algorithm"] == "adaptive" and k + 1 < len(chunks):
+            measured = chunk_rates(s)
+            if rates_drifted(planned_rates, measured, float(p["drift"])):
+                t0 = time.perf_counter()
+                r, planned_rates = plan_for(evs)
+                plan_time += time.perf_counter() - t0
+                replans += 1
+    return [
+        _row(spec, "throughput_eps", events / detect_s if detect_s > 0 else None),
+        _row(spec, "matches", matches),
+        _row(spec, "events", events),
+        _row(spec, "peak_partial_matches", peak),
+        _row(spec, "plan_time_s", plan_time),
+        _row(spec, "replans", replans),
+    ]
