@@ -22,6 +22,7 @@ EXPERIMENT_KINDS: dict[str, str] = {
     "grid": "experiments.exps.grid",
     "next": "experiments.exps.next_figs",
     "mcep": "experiments.exps.mcep_figs",
+    "fig12": "experiments.exps.fig12",
 }
 
 #: the committed reference reproduction (relative to the repository root)

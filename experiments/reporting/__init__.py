@@ -32,6 +32,7 @@ SECTIONS: dict[str, str] = {
     "mcep_fig11": "experiments.reporting.mcep:fig11",
     "mcep_fig13": "experiments.reporting.mcep:fig13",
     "mcep_fig14": "experiments.reporting.mcep:fig14",
+    "fig12": "experiments.reporting.fig12:fig12",
 }
 
 
