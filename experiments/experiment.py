@@ -23,6 +23,7 @@ EXPERIMENT_KINDS: dict[str, str] = {
     "next": "experiments.exps.next_figs",
     "mcep": "experiments.exps.mcep_figs",
     "hamlet": "experiments.exps.hamlet_figs",
+    "fig12": "experiments.exps.fig12",
 }
 
 #: the committed reference reproduction (relative to the repository root)

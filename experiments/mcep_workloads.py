@@ -113,6 +113,8 @@ def make_workload(spec: WorkloadSpec, types_by_rate: Sequence[str]) -> list[Patt
         elems: list = [EventRef(t, v) for t, v in zip(tlist, vs)]
         conds = []
         for a, b, o in fpreds:
+            if a >= len(ftypes) or b >= len(ftypes):
+                continue  # a predicate on a fragment event cut off above (ftypes[:size]); it crashed before
             conds.append(Comparison(o, Attr(vs[fpos[a]], spec.attribute), Attr(vs[fpos[b]], spec.attribute)))
         free = [j for j in range(size) if j not in fpos]
         positive = set(range(size))

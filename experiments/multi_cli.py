@@ -44,17 +44,17 @@ def _planner_name(args) -> str:
     name = (args.planner or "").strip()
     if name == "all" or "," in name or not name:
         raise PlanError("--patterns plans a workload with one planner: --planner SA-EDGE (or TS-EDGE, SA-VERTEX4, "
-                        "TS-VERTEX4, SA-VERTEX8, TS-VERTEX8, SA-EDGE-PREFIX, TS-EDGE-PREFIX, TRIVIAL, or a "
+                        "TS-VERTEX4, SA-VERTEX8, TS-VERTEX8, SA-EDGE-PREFIX, TS-EDGE-PREFIX, TRIVIAL, SH, RE, SH-RR, SH-MDT, or a "
                         "single-pattern planner)")
     return name
 
 
 def _check_planner(name: str) -> None:
-    from algorithms.multi.registry import MULTI_PLANNERS
+    from algorithms.multi.registry import multi_planner_names
     from algorithms.registry import planner_names
 
-    if name not in MULTI_PLANNERS and name not in planner_names():
-        raise PlanError(f"unknown planner {name!r}; multi-pattern: {', '.join(MULTI_PLANNERS)}; "
+    if name not in multi_planner_names() and name not in planner_names():
+        raise PlanError(f"unknown planner {name!r}; multi-pattern: {', '.join(multi_planner_names())}; "
                         f"single-pattern: {', '.join(planner_names())}")
 
 

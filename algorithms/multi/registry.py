@@ -7,6 +7,8 @@
 | ``SA-VERTEX8``, ``TS-VERTEX8`` | ``N_vertex^8`` | SA / Tabu | MPM |
 | ``SA-EDGE-PREFIX``, ``TS-EDGE-PREFIX`` | ``N_edge`` over prefixes | SA / Tabu | MPT (multi-pattern NFA) |
 | ``TRIVIAL`` | -- | -- | each pattern alone in its written order, nothing shared (MPT) |
+| ``SH``, ``RE``, ``SH-RR`` | -- | -- | the baselines of MCEP 6.2.2 (:mod:`algorithms.multi.baselines`, MPT) |
+| ``SH-MDT`` | -- | MOTTO's Steiner tree | MOTTO mapped onto an MPM (:mod:`algorithms.multi.sh_mdt`) |
 
 :func:`plan_workload` also accepts every single-pattern planner of :mod:`algorithms.registry`: each
 pattern is planned alone and nothing is shared (an unshared MPT or MPM, by the planner's kind).
@@ -49,12 +51,19 @@ MULTI_PLANNERS: dict[str, MultiSpec | None] = {
 }
 
 
+BASELINE_NAMES = ("SH", "RE", "SH-RR")  # MCEP 6.2.2; built by algorithms.multi.baselines (MPT)
+
+
 def multi_planner_names() -> list[str]:
-    return list(MULTI_PLANNERS)
+    return list(MULTI_PLANNERS) + list(BASELINE_NAMES) + ["SH-MDT"]
 
 
 def multi_planner_kind(name: str) -> str:
     spec = MULTI_PLANNERS.get(name)
+    if name in BASELINE_NAMES:
+        return "order"
+    if name == "SH-MDT":
+        return "tree"
     if name not in MULTI_PLANNERS:
         from algorithms.registry import planner_kind
 
@@ -122,6 +131,16 @@ def plan_workload(patterns, name: str, stats, *, time_limit: float = 5.0, seed: 
         g, search, initial = local_search(clauses, models, mpg, kind=spec.kind, heuristic=spec.heuristic, k=spec.k,
                                           vertex=spec.vertex, time_limit=time_limit, seed=seed, max_steps=max_steps)
         edges = len(mpg.edges)
+    elif name in BASELINE_NAMES:
+        from algorithms.multi.baselines import BASELINES
+
+        g = BASELINES[name](clauses, models)
+        search, edges, initial = None, 0, None
+    elif name == "SH-MDT":
+        from algorithms.multi.sh_mdt import sh_mdt_plan
+
+        g = sh_mdt_plan(patterns, clauses, models, stats, time_budget_s=min(time_limit, 5.0), seed=seed)
+        search, edges, initial = None, 0, None
     elif name == "TRIVIAL" or name in _single_names():
         from algorithms.registry import get_planner
 
@@ -132,7 +151,7 @@ def plan_workload(patterns, name: str, stats, *, time_limit: float = 5.0, seed: 
         search, edges = None, 0
         initial = None
     else:
-        raise PlanError(f"unknown planner {name!r}; multi-pattern: {', '.join(MULTI_PLANNERS)}; "
+        raise PlanError(f"unknown planner {name!r}; multi-pattern: {', '.join(multi_planner_names())}; "
                         f"single-pattern: {', '.join(_single_names())}")
     plan_time = time.perf_counter() - t0
     cost = cost_multi(g, models)

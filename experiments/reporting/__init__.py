@@ -37,6 +37,7 @@ SECTIONS: dict[str, str] = {
     "hamlet_fig10": "experiments.reporting.hamlet:fig10",
     "hamlet_fig11": "experiments.reporting.hamlet:fig11",
     "hamlet_fig12": "experiments.reporting.hamlet:fig12",
+    "fig12": "experiments.reporting.fig12:fig12",
 }
 
 
