@@ -86,7 +86,7 @@ def _plot(g: dict, sweep: str, title: str, out_dir, name: str, ylabel: str) -> l
     ax.axhline(1.0, color="#7F7F7F", linewidth=0.8, linestyle=":")
     ax.set_title(title, fontsize=8)
     finish_axes(ax, xlabel=X_LABELS.get(sweep, sweep), ylabel=ylabel, log_y=True,
-                integer_x=sweep in ("workload_size", "count_window", "reshuffle_every"))
+                integer_x=sweep in ("workload_size", "pattern_size", "count_window", "reshuffle_every"))
     return save_figure(fig, out_dir, name)
 
 
