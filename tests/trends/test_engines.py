@@ -44,10 +44,13 @@ def test_engines_equal_reference_when_queries_share_a_kleene_sub_pattern(s, qs):
 
 
 def test_random_sharing_workloads_do_share():
-    """The sharing strategy above really creates shared graphlets and event-level snapshots."""
+    """The sharing strategy above really creates shared graphlets and event-level snapshots.
+
+    A count over generated examples, so the sample is fixed (derandomized): over seeds 0-7 at 200
+    examples the strategy gave 46 to 98 workloads with shared graphlets and 10 to 55 with snapshots."""
     shared = snaps = 0
 
-    @settings(max_examples=60, deadline=None, database=None)
+    @settings(max_examples=200, deadline=None, database=None, derandomize=True)
     @given(streams(max_events=14), workloads(max_queries=4, count_only=True, same_partition=True))
     def probe(s, qs):
         nonlocal shared, snaps
@@ -56,7 +59,7 @@ def test_random_sharing_workloads_do_share():
         snaps += r.snapshots > r.extra["shared_graphlets"]
 
     probe()
-    assert shared > 5 and snaps > 0
+    assert shared >= 20 and snaps >= 5, (shared, snaps)
 
 
 def _paper_stream():
