@@ -132,7 +132,8 @@ class TrendQuery:
 
     @property
     def count_only(self) -> bool:
-        """Whether every aggregate is COUNT(*) (the queries HAMLET shares, Section 3 assumption 1)."""
+        """Whether every aggregate is COUNT(*) (Section 3 assumption 1; the HAMLET executor shares such
+        queries with int coefficients, the others with tuple coefficients)."""
         return all(i.kind in ("count_star", "group") for i in self.items)
 
     def __str__(self) -> str:

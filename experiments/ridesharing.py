@@ -60,12 +60,13 @@ def write_csv(stream: EventStream, path) -> None:
             f.write(",".join([e.type, repr(e.ts)] + [str(e.attrs[a]) for a in attrs]) + "\n")
 
 
-def sharing_workload(k: int, *, window_seconds: int, kleene: str = "Travel", extra: str = "") -> str:
-    """``k`` COUNT(*) queries sharing ``Travel+``: SEQ(S_i, Travel+, E_i) with distinct start / end types."""
+def sharing_workload(k: int, *, window_seconds: int, kleene: str = "Travel", extra: str = "", returns: str = "COUNT(*)") -> str:
+    """``k`` queries ``RETURN <returns>`` (default COUNT(*)) sharing ``Travel+``: SEQ(S_i s, Travel t+, E_i e)
+    with distinct start / end types."""
     starts = ("Request", "Accept", "Pickup", "Surge", "Login", "Wait", "Promo", "Idle", "Refuel")
     ends = ("Dropoff", "Cancel", "Pay", "Arrive", "Rate", "Tip", "Logout", "Reroute", "Complain", "Refund")
     out = []
     for i in range(k):
         s, e = starts[i % len(starts)], ends[(i // len(starts)) % len(ends)]
-        out.append(f"RETURN COUNT(*) PATTERN SEQ({s} s, {kleene} t+, {e} e){extra} WITHIN {window_seconds} seconds")
+        out.append(f"RETURN {returns} PATTERN SEQ({s} s, {kleene} t+, {e} e){extra} WITHIN {window_seconds} seconds")
     return "\n".join(out)

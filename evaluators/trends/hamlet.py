@@ -1,8 +1,10 @@
 """The HAMLET executor: shared online trend aggregation (HAMLET Section 3.3, Algorithm 1; Section 4.2).
 
 **Merged template** (Section 3.1).  Queries whose trends share partition attributes (grouping and
-equivalence) form one template; a Kleene type ``E`` that is ``E+`` in two or more of its COUNT(*)
-queries is *shareable* (Definition 3.1; Section 3.1: COUNT(*) queries share with COUNT(*) queries).
+equivalence) form one template; a Kleene type ``E`` that is ``E+`` in two or more of its queries is
+*shareable* by them (Definition 3.1), whatever their aggregates: COUNT(*), COUNT(v), SUM, AVG, MIN and
+MAX all propagate through a shared graphlet as tuple coefficients (:mod:`evaluators.trends.coefficients`;
+Definition 3.2 asks that the aggregation functions can be shared, and with tuples every pair can).
 Other queries run in the same executor, non-shared.
 
 **Graphlets and bursts** (Definitions 3.6, 4.1).  Per partition, consecutive events of one shareable
@@ -17,11 +19,16 @@ snapshot ``x`` whose value per query is that query's intermediate count at the g
 included).  Each event's count is a map snapshot -> coefficient, propagated once for all sharing
 queries (Table 3: x, 2x, 4x, 8x).  An event matched by only some of the sharing queries (their
 predicates differ) gets an event-level snapshot ``z``: its value per query is that query's count of
-the event (zero where the query does not match it), and later events propagate ``z``.  At the end of
+the event (zero where the query does not match it), and later events propagate ``z`` (so the
+snapshot sits at the unmatched event, not at each later event whose predecessor sets differ only by
+it: see tests/trends/test_engines.py::test_table_5_snapshot_values).  At the end of
 the graphlet each query's sum is evaluated from the snapshot values, which is also where a split
 (the snapshot replaced by its per-query value, Section 4.2) or a later merge (a new snapshot that
 consolidates the per-query sums) happen.  Within a graphlet the coefficient of an event is kept as a
-running sum over the earlier events, so each event costs one update per snapshot in play.
+running sum over the earlier events, so each event costs one update per snapshot in play.  For
+COUNT(*)-only sharing sets a coefficient is an int (:meth:`HamletExecutor._shared`); otherwise it is
+a tuple (count, then per aggregated attribute of ``E`` a path sum / least / greatest value) and a
+snapshot value is a full aggregate state (:meth:`HamletExecutor._shared_general`).
 
 **Non-shared** events (types that are not shared, queries outside the sharing set) follow
 Equations 1-3 per query with running sums per predecessor edge.  Panes (the gcd of windows and
@@ -35,6 +42,7 @@ from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 from cep.trends import TrendQuery
+from evaluators.trends.coefficients import GraphletAlgebra
 from evaluators.trends.common import Clock, PaneClock, TrendResult, add_result, compile_queries, timestamp_groups
 
 
@@ -114,18 +122,18 @@ class _Template:
             self.types.update(cq.negs_of_type)
         kle: dict[str, list] = {}
         for cq in compiled:
-            if cq.agg.count_only:
-                for i, t in enumerate(cq.types):
-                    if cq.kleene[i]:
-                        kle.setdefault(t, []).append(cq)
+            for i, t in enumerate(cq.types):
+                if cq.kleene[i]:
+                    kle.setdefault(t, []).append(cq)
         self.shareable = {t: qs for t, qs in kle.items() if len(qs) >= 2}
-        # candidates' filters on the shared type, grouped into classes of identical predicates
+        # candidates' filters on the shared type, grouped into classes of identical predicates (an
+        # aggregated attribute of the type is part of the filter: it must be a number)
         self.classes: dict[str, list[tuple]] = {}
         for t, qs in self.shareable.items():
             by_conds: dict = {}
             for j, cq in enumerate(qs):
                 i = cq.elem_of_type[t]
-                key = cq.query.elements[i].conditions
+                key = (cq.query.elements[i].conditions, tuple(sorted(set(cq.agg.required.get(i, [])))))
                 if key not in by_conds:
                     by_conds[key] = (cq.filters[i], 0)
                 f, m = by_conds[key]
@@ -367,8 +375,10 @@ class HamletExecutor:
             for after, f in cq.negs_of_type.get(etype, ()):
                 if any(f(e.attrs) for e in events):
                     kills.append((cq, after))
-        if shared:
+        if shared and all(cq.agg.count_only for cq in shared):
             self._shared(part, key, shared, sorted(chosen), events, masks, cur, defer)
+        elif shared:
+            self._shared_general(part, key, shared, sorted(chosen), events, masks, cur, defer)
 
     def _shared(self, part, key, shared, bits, events, masks, cur, defer) -> None:
         """One shared graphlet for the queries ``shared`` (Algorithm 1, lines 7-20)."""
@@ -433,6 +443,79 @@ class HamletExecutor:
         if self.trace is not None:
             self.trace.append({"type": etype, "queries": [cq.index for cq in shared], "coefficients": events_coefs,
                                "snapshots": [{q: list(v) for q, v in val.items()} for val in values]})
+
+    def _shared_general(self, part, key, shared, bits, events, masks, cur, defer) -> None:
+        """:meth:`_shared` for any RETURN clause: coefficients are tuples (count, and per aggregated
+        attribute of the shared type a sum / least / greatest value over the paths,
+        :mod:`evaluators.trends.coefficients`); snapshot values are full aggregate states per pane slot."""
+        self.graphlets += 1
+        self.shared_graphlets += 1
+        sel = 0
+        for b in bits:
+            sel |= 1 << b
+        etype = events[0].type
+        alg = GraphletAlgebra(shared, etype)
+        elem = {cq.index: cq.elem_of_type[etype] for cq in shared}
+        values: list[dict] = [{cq.index: self._base(part, cq, elem[cq.index], cur) for cq in shared}]
+        self.snapshots += 1
+        S: dict = {}
+        pend: dict = {}
+        events_coefs: list = []
+        last_ts = None
+        unit = alg.unit()
+        for e, m in zip(events, masks):
+            m &= sel
+            if not m:
+                continue
+            if e.ts != last_ts:
+                _merge_coefs(alg, S, pend)
+                pend = {}
+                last_ts = e.ts
+            # the predecessors' coefficients: the snapshot x directly, and every earlier event
+            preds = {s: list(c) for s, c in S.items()}
+            if 0 in preds:
+                alg.add(preds[0], unit)
+            else:
+                preds[0] = list(unit)
+            if m == sel:  # shared propagation (Equation 2 once for all sharing queries)
+                vals = alg.values(e.attrs)
+                coef = {s: alg.step(p, vals) for s, p in preds.items()}
+            else:  # an event-level snapshot (Definition 3.11): the event's state per query
+                zval = {}
+                for cq, b in zip(shared, bits):
+                    if m >> b & 1:
+                        agg, i = cq.agg, elem[cq.index]
+                        vec = []
+                        for sl in range(cq.L):
+                            acc = None
+                            for s, p in preds.items():
+                                acc = _plus(agg, acc, alg.evaluate(cq, p, values[s][cq.index][sl]))
+                            if agg.count_only:
+                                vec.append(acc)
+                            else:
+                                vec.append(agg.extend(acc, 0, i, e.attrs) if acc is not None else None)
+                        zval[cq.index] = vec
+                    else:
+                        zval[cq.index] = self._zero(cq)
+                values.append(zval)
+                self.snapshots += 1
+                coef = {len(values) - 1: list(unit)}
+            _merge_coefs(alg, pend, coef)
+            if self.trace is not None:
+                events_coefs.append((e.pos, {s: tuple(c) for s, c in coef.items()}))
+        _merge_coefs(alg, S, pend)
+        for cq in shared:
+            agg = cq.agg
+            total = self._zero(cq)
+            for s, c in S.items():
+                sv = values[s][cq.index]
+                for sl in range(cq.L):
+                    total[sl] = _plus(agg, total[sl], alg.evaluate(cq, c, sv[sl]))
+            defer.append((cq, elem[cq.index], total))
+        if self.trace is not None:
+            self.trace.append({"type": etype, "queries": [cq.index for cq in shared], "coefficients": events_coefs,
+                               "snapshots": [{q: [x if x is None or isinstance(x, int) else list(x) for x in v] for q, v in val.items()}
+                                             for val in values]})
 
     # ---- driver -----------------------------------------------------------------------------------
     def run(self, stream) -> TrendResult:
@@ -505,6 +588,29 @@ def _add_vec(agg, a: list, b: list) -> None:
             a[sl] = list(x)
         else:
             agg.add(a[sl], x)
+
+
+def _plus(agg, a, b):
+    """a + b for two states of one query (None is no trend; a COUNT(*)-only state is an int); may
+    reuse ``a``."""
+    if agg.count_only:
+        return (a or 0) + b
+    if a is None:
+        return b
+    if b is None:
+        return a
+    agg.add(a, b)
+    return a
+
+
+def _merge_coefs(alg, into: dict, coefs: dict) -> None:
+    """into += coefs, snapshot by snapshot (tuples added entry-wise)."""
+    for s, c in coefs.items():
+        cur = into.get(s)
+        if cur is None:
+            into[s] = list(c)
+        else:
+            alg.add(cur, c)
 
 
 def _added(agg, a: list, b: list) -> list:

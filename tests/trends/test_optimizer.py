@@ -93,6 +93,14 @@ def test_dynamic_hamlet_equals_reference(s, qs):
     assert run_hamlet(qs, s, policy=DynamicSharing()).as_dict() == ref
 
 
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(streams(max_events=14, types=["A", "B", "B", "B", "C", "D"]), workloads(max_queries=4, count_only=False, same_partition=True, aggregate_shared=True))
+def test_dynamic_hamlet_equals_reference_when_non_count_queries_share(s, qs):
+    """Split and merge decisions over graphlets shared by SUM/AVG/MIN/MAX/COUNT(v) queries."""
+    ref = run_reference(qs, s).as_dict()
+    assert run_hamlet(qs, s, policy=DynamicSharing()).as_dict() == ref
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(streams(), workloads())
 def test_dynamic_hamlet_equals_reference_on_mixed_workloads(s, qs):

@@ -22,8 +22,9 @@ def streams(draw, max_events: int = 12, types=TYPES):
 
 
 @st.composite
-def query_texts(draw, shared: str = "B", count_only: bool | None = None):
-    """One trend query over TYPES; the Kleene type ``shared`` appears in most queries."""
+def query_texts(draw, shared: str = "B", count_only: bool | None = None, aggregate_shared: bool = False):
+    """One trend query over TYPES; the Kleene type ``shared`` appears in most queries.  With
+    ``aggregate_shared`` a non-COUNT(*) aggregate takes the ``shared`` variable when the query has it."""
     others = [t for t in TYPES if t != shared]
     n_el = draw(st.integers(1, 3))
     kinds = []
@@ -53,7 +54,7 @@ def query_texts(draw, shared: str = "B", count_only: bool | None = None):
         count_only = draw(st.booleans())
     items = ["COUNT(*)"]
     if not count_only:
-        v = draw(st.sampled_from([f"v{i}" for i in range(n_el)]))
+        v = f"v{kleene_pos}" if aggregate_shared and kleene_pos is not None else draw(st.sampled_from([f"v{i}" for i in range(n_el)]))
         items.append(draw(st.sampled_from([f"COUNT({v})", f"SUM({v}.x)", f"AVG({v}.x)", f"MIN({v}.x)", f"MAX({v}.x)"])))
     where = []
     if draw(st.booleans()):
@@ -72,9 +73,10 @@ def query_texts(draw, shared: str = "B", count_only: bool | None = None):
 
 
 @st.composite
-def workloads(draw, max_queries: int = 4, count_only: bool | None = None, same_partition: bool = False):
+def workloads(draw, max_queries: int = 4, count_only: bool | None = None, same_partition: bool = False,
+              aggregate_shared: bool = False):
     k = draw(st.integers(1, max_queries))
-    texts = [draw(query_texts(count_only=count_only)) for _ in range(k)]
+    texts = [draw(query_texts(count_only=count_only, aggregate_shared=aggregate_shared)) for _ in range(k)]
     if same_partition:
         texts = [t.replace(" WHERE [h] AND", " WHERE").replace(" WHERE [h]", "").replace("GROUP-BY g", "").replace("RETURN g, ", "RETURN ") for t in texts]
     return parse_patterns("\n".join(texts))
