@@ -98,6 +98,14 @@ METRICS = (
     "shared_graphlets",
     "graphlets",
     "burst_mean",
+    # MOTTO (experiments/exps/motto_figs.py)
+    "shared_nodes",
+    "optimizer_s",
+    "planned_gain",
+    "finished",
+    "graph_vertices",
+    "graph_arcs",
+    "graph_build_s",
 )
 
 

@@ -74,8 +74,13 @@ def table_v_workload(
     length: int = 3,
     window: Window = Window.seconds(10),
     level: int = 2,
+    pair_windows: tuple[Window, Window] | None = None,
 ) -> list[Query]:
-    """``m`` distinct queries named ``q1..qm``; a fraction ``r`` of the pairs from the basic group."""
+    """``m`` distinct queries named ``q1..qm``; a fraction ``r`` of the pairs from the basic group.
+
+    ``pair_windows`` (Figure 14c: "the window constraint of all the source queries ``s_w`` and ...
+    of the corresponding beneficiary query ``b_w``") gives ``query(L)`` (the source) its first and
+    ``query(L')`` (the beneficiary) its second window."""
     if not 0.0 <= r <= 1.0:
         raise ConfigError(f"basic workload ratio r must lie in [0, 1], got {r}")
     rng = random.Random(seed)
@@ -88,7 +93,10 @@ def table_v_workload(
         if tries > 100 * m + 100:
             raise ConfigError(f"could not draw {m} distinct queries over {n_types} types")
         group = BASIC_TYPES if rng.random() < r else COMPLEX_TYPES
-        for q in sharing_pair(rng.choice(group), rng, types, length=length, window=window, level=level):
+        pair = sharing_pair(rng.choice(group), rng, types, length=length, window=window, level=level)
+        if pair_windows is not None:
+            pair = tuple(q.with_window(w) for q, w in zip(pair, pair_windows))
+        for q in pair:
             if len(out) < m and q.key not in keys:
                 keys.add(q.key)
                 out.append(Query(q.op, q.operands, q.window, q.seq_order, f"q{len(out) + 1}"))
