@@ -1,8 +1,8 @@
 """The sharing baselines of MOTTO's evaluation (MOTTO Section VII-A), as sharing decisions that
 :func:`algorithms.multi.sh_mdt.sharing_mpm` turns into a multi-pattern multitree (MPM):
 
-* **NA** -- "the baseline executes pattern queries independently (without any sharing)": not here;
-  it is every pattern planned alone by DP-B, an unshared MPM (``plan_workload(..., "DP-B")``).
+* **NA** -- "the baseline executes pattern queries independently (without any sharing)": every
+  pattern planned alone by DP-B, the MPM merging nothing but its leaves (the event buffers).
 * **MST** -- "this approach requires one query to be shared entirely with other queries" (merge
   sharing, MOTTO IV-A, after [11]): :func:`mst_sharing` runs MOTTO's planner on the sharing graph
   restricted to the workload's queries (no interesting sub-queries, no extended windows) and to the

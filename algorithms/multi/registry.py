@@ -9,7 +9,7 @@
 | ``TRIVIAL`` | -- | -- | each pattern alone in its written order, nothing shared (MPT) |
 | ``SH``, ``RE``, ``SH-RR`` | -- | -- | the baselines of MCEP 6.2.2 (:mod:`algorithms.multi.baselines`, MPT) |
 | ``SH-MDT`` | -- | MOTTO's Steiner tree | MOTTO mapped onto an MPM (:mod:`algorithms.multi.sh_mdt`) |
-| ``MST``, ``LCSE`` | -- | MOTTO's baselines (VII-A) | merge sharing / longest common sub-expression, MPM (:mod:`algorithms.motto.baselines`) |
+| ``NA``, ``MST``, ``LCSE`` | -- | MOTTO's baselines (VII-A) | no sharing / merge sharing / longest common sub-expression, MPM (:mod:`algorithms.motto.baselines`) |
 
 :func:`plan_workload` also accepts every single-pattern planner of :mod:`algorithms.registry`: each
 pattern is planned alone and nothing is shared (an unshared MPT or MPM, by the planner's kind).
@@ -53,7 +53,7 @@ MULTI_PLANNERS: dict[str, MultiSpec | None] = {
 
 
 BASELINE_NAMES = ("SH", "RE", "SH-RR")  # MCEP 6.2.2; built by algorithms.multi.baselines (MPT)
-MOTTO_BASELINE_NAMES = ("MST", "LCSE")  # MOTTO VII-A; built by algorithms.multi.sh_mdt (MPM)
+MOTTO_BASELINE_NAMES = ("NA", "MST", "LCSE")  # MOTTO VII-A; built by algorithms.multi.sh_mdt (MPM)
 
 
 def multi_planner_names() -> list[str]:

@@ -11,12 +11,16 @@ Poisson clock, ``events_per_window`` events of the median type per window of ``w
 MOTTO's 10 s), so sharing has room to matter: with the dense regime of the MCEP experiments a
 query's output (its matches) dwarfs what a shared sub-query saves.  Each query becomes a pattern of
 our language (:meth:`algorithms.motto.Query.to_pattern`); every method's global plan runs on the
-multi-pattern tree evaluator (``repeats`` runs, median throughput).
+multi-pattern tree evaluator.  A cell is one workload (sweep value, seed) with all its methods,
+run ``repeats`` times *in turns* (median throughput), so that a slow moment of the shared machine
+hits every method alike (timed in separate cells, identical plans differed by up to 1.5x).
 
-Methods (MOTTO VII-A), all on the same evaluator and the same DP-B local plans where nothing is
-shared:
+Methods (MOTTO VII-A), all on the same evaluator, with the same DP-B local plans where nothing is
+shared, and each MPM merging its leaves (the event buffers, which an MPM shares by definition) and
+*only* the sub-trees its method decided to share (``shared_masks`` of :mod:`cep.global_plans`), so
+that a gain over NA is the method's decisions and nothing else:
 
-* ``NA`` -- no sharing: every pattern planned alone by DP-B, an unshared MPM;
+* ``NA`` -- no sharing: every pattern planned alone by DP-B;
 * ``MST``, ``LCSE`` -- :mod:`algorithms.motto.baselines` (MST: MOTTO's planner restricted to
   whole-query merge sharing; LCSE: our syntactic reading of longest common sub-expression
   sharing), realized by :func:`algorithms.multi.sh_mdt.sharing_mpm`;
@@ -25,10 +29,12 @@ shared:
 
 What the MPM cannot run is stated, not faked: sharing that needs a filter over a *weaker* source
 (OTT's Filter_sc / Filter_cd) is lost in the MPM (:mod:`algorithms.multi.sh_mdt`), so Table V's
-type 6 (same list, SEQ against CONJ) is never realized as MOTTO plans it; and the MPM merges every
-equal sub-tree by itself, windows aside, so MST and LCSE also share the sub-trees their DP-B plans
-happen to have in common (type 5 pairs in particular).  DISJ does not occur in Table V's
-templates.
+type 6 (same list, SEQ against CONJ) is never realized as MOTTO plans it -- the MPM has no node
+that computes a CONJ and filters it into a SEQ; the same holds for type 7, whose two queries
+differ in their outer operator, where only the common innermost SEQ sub-query is shared.  A
+window-filter-only step (type 5's extended source answering the smaller-window query) *is*
+realized: MPM node keys ignore the window and every owner checks its own at its root.  DISJ does
+not occur in Table V's templates.
 
 Sweeps (``x_name``): ``r`` (Figure 13a, the basic-workload ratio); ``queries`` (Figure 14a, the
 optimizer side only: MOTTO's exact Steiner search against annealing, time and planned gain, by
@@ -41,7 +47,8 @@ Rows (:mod:`experiments.store`): ``workload`` ``motto``; ``algorithm`` the metho
 ``annealing`` in the queries sweep); ``x_name``/``x_value``; metrics ``throughput_eps``,
 ``matches``, ``events``, ``work``, ``peak_partial_matches``, ``plan_cost`` (our Cost_tree^multi of
 the MPM), ``trivial_cost``, ``plan_time_s``, ``shared_nodes`` (internal MPM nodes with two or more
-owners); in the queries sweep ``optimizer_s``, ``planned_gain`` (trivial cost over the Steiner
+owners), for MST and SH-MDT ``planned_gain`` (MOTTO's own objective: its trivial plan's cost over its
+Steiner tree's); in the queries sweep ``optimizer_s``, ``planned_gain`` (trivial cost over the Steiner
 tree's cost) and ``finished`` (1 if the exact search finished within its budget).
 """
 
@@ -57,7 +64,7 @@ from omegaconf import DictConfig, OmegaConf
 from cep.errors import ConfigError, EvaluationLimitError
 
 SWEEPS = ("r", "queries", "window_ratio", "nesting")
-METHODS = {"NA": "DP-B", "MST": "MST", "LCSE": "LCSE", "SH-MDT": "SH-MDT"}
+METHODS = ("NA", "MST", "LCSE", "SH-MDT")  # planner names of algorithms.multi.registry
 OPTIMIZERS = ("exact", "annealing")
 PARAMS = ("queries", "r", "length", "level", "window", "window_ratio", "budget_s")
 PARAM_OF = {"r": "r", "queries": "queries", "window_ratio": "window_ratio", "nesting": "level"}  # sweep -> parameter
@@ -110,8 +117,12 @@ def build_specs(cfg: DictConfig) -> list[dict]:
                 params = {**base, **(sweep.get("base") or {}), PARAM_OF[name]: v, "repeats": int(sc.get("repeats", 1)),
                           "max_partial_matches": int(sc.get("max_partial_matches", 200000)),
                           "max_work": int(sc.get("max_work", 20_000_000))}
-                for alg in algs:
-                    specs.append({**common, "x_name": name, "x_value": v, "seed": int(seed), "algorithm": alg,
+                if name == "queries":  # optimizer side: one cell per optimizer
+                    for alg in algs:
+                        specs.append({**common, "x_name": name, "x_value": v, "seed": int(seed), "algorithms": [alg],
+                                      "pattern_id": f"{name}={v}-s{seed}", "params": params, "stream": stream})
+                else:  # every method of a workload in one cell, timed in turns
+                    specs.append({**common, "x_name": name, "x_value": v, "seed": int(seed), "algorithms": algs,
                                   "pattern_id": f"{name}={v}-s{seed}", "params": params, "stream": stream})
     return specs
 
@@ -150,14 +161,14 @@ def workload_of(spec: Mapping, counts: Mapping[str, int]):
     return [rename(q).to_pattern(q.name)[0] for q in qs]
 
 
-def _row(spec: Mapping, metric: str, value, *, plan: str = "", status: str = "ok") -> dict:
+def _row(spec: Mapping, alg: str, metric: str, value, *, plan: str = "", status: str = "ok") -> dict:
     from experiments.store import cell_id
 
     p = spec["params"]
     return {
         "experiment": spec["experiment"], "dataset": spec["dataset"], "workload": "motto",
         "size": int(p["queries"]), "pattern_id": spec["pattern_id"],
-        "seed": int(spec["seed"]), "algorithm": spec["algorithm"], "kind": "multi",
+        "seed": int(spec["seed"]), "algorithm": alg, "kind": "multi",
         "evaluator": None if spec["x_name"] == "queries" else "tree", "alpha": 0.0, "strategy": None, "metric": metric,
         "value": None if value is None else float(value), "status": status, "plan": plan,
         "params": json.dumps(p, sort_keys=True), "cell_id": cell_id(spec), "code_version": spec.get("_code_version"),
@@ -171,19 +182,21 @@ def _optimizer_cell(spec: Mapping) -> list[dict]:
     from algorithms.motto.measure import measure
 
     p = spec["params"]
+    alg = spec["algorithms"][0]
     m = measure(int(p["queries"]), seed=int(spec["seed"]), r=float(p["r"]), budget_s=float(p["budget_s"]), combinatorial=False)
-    if spec["algorithm"] == "exact":
-        rows = [_row(spec, "optimizer_s", m["milp_s"]), _row(spec, "planned_gain", 1.0 / m["milp_cost/trivial"]),
-                _row(spec, "finished", 1.0 if m["milp_exact"] else 0.0)]
+    if alg == "exact":
+        rows = [_row(spec, alg, "optimizer_s", m["milp_s"]), _row(spec, alg, "planned_gain", 1.0 / m["milp_cost/trivial"]),
+                _row(spec, alg, "finished", 1.0 if m["milp_exact"] else 0.0)]
     else:
-        rows = [_row(spec, "optimizer_s", m["sa_s"]), _row(spec, "planned_gain", 1.0 / m["sa_cost/trivial"])]
-    return rows + [_row(spec, "graph_vertices", m["vertices"]), _row(spec, "graph_arcs", m["arcs"]),
-                   _row(spec, "graph_build_s", m["build_s"])]
+        rows = [_row(spec, alg, "optimizer_s", m["sa_s"]), _row(spec, alg, "planned_gain", 1.0 / m["sa_cost/trivial"])]
+    return rows + [_row(spec, alg, "graph_vertices", m["vertices"]), _row(spec, alg, "graph_arcs", m["arcs"]),
+                   _row(spec, alg, "graph_build_s", m["build_s"])]
 
 
 def run_cell(spec: Mapping) -> list[dict]:
     if spec["x_name"] == "queries":
         return _optimizer_cell(spec)
+    import algorithms.multi.sh_mdt as sh_mdt
     from algorithms.multi import plan_workload
     from evaluators.multi import evaluate_workload
     from experiments.exps.mcep_figs import _digest
@@ -194,21 +207,39 @@ def run_cell(spec: Mapping) -> list[dict]:
     stream = experiment_stream(spec["stream"])
     pats = workload_of(spec, stream.type_counts())
     stats = estimate_workload_statistics(stream, pats, seed=int(spec["seed"]))
-    r = plan_workload(pats, METHODS[spec["algorithm"]], stats, seed=int(spec["seed"]), time_limit=float(p["budget_s"]))
-    plan = _digest(r.plan)
-    shared = sum(1 for n in r.plan.shared_nodes() if not n.is_leaf)
-    rows = [_row(spec, "plan_cost", r.cost, plan=plan), _row(spec, "trivial_cost", r.trivial_cost, plan=plan),
-            _row(spec, "plan_time_s", r.plan_time_s, plan=plan), _row(spec, "shared_nodes", shared, plan=plan)]
-    try:
-        runs = [evaluate_workload(pats, r.plan, stream, collect_matches=False, max_partial_matches=int(p["max_partial_matches"]),
-                                  max_work=int(p["max_work"])) for _ in range(int(p["repeats"]))]
-    except EvaluationLimitError as e:
-        return rows + [_row(spec, "throughput_eps", None, plan=plan, status=f"capped: {e}")]
-    m = runs[0].metrics
-    return rows + [
-        _row(spec, "throughput_eps", statistics.median(x.metrics["throughput_eps"] for x in runs), plan=plan),
-        _row(spec, "matches", m["matches"], plan=plan),
-        _row(spec, "events", m["events"], plan=plan),
-        _row(spec, "peak_partial_matches", m["peak_partial_matches"], plan=plan),
-        _row(spec, "work", m["work"], plan=plan),
-    ]
+    rows, planned = [], {}
+    for alg in spec["algorithms"]:
+        sh_mdt.last_motto_plan = None
+        r = plan_workload(pats, alg, stats, seed=int(spec["seed"]), time_limit=float(p["budget_s"]))
+        plan = _digest(r.plan)
+        if alg in ("MST", "SH-MDT") and sh_mdt.last_motto_plan is not None:  # MOTTO's own objective
+            mp = sh_mdt.last_motto_plan
+            rows.append(_row(spec, alg, "planned_gain", mp.trivial_cost / mp.cost if mp.cost > 0 else None, plan=plan))
+        planned[alg] = (r, plan)
+        shared = sum(1 for n in r.plan.shared_nodes() if not n.is_leaf)
+        rows += [_row(spec, alg, "plan_cost", r.cost, plan=plan), _row(spec, alg, "trivial_cost", r.trivial_cost, plan=plan),
+                 _row(spec, alg, "plan_time_s", r.plan_time_s, plan=plan), _row(spec, alg, "shared_nodes", shared, plan=plan)]
+    runs: dict[str, list] = {a: [] for a in planned}
+    capped: dict[str, str] = {}
+    for _ in range(int(p["repeats"])):  # in turns, so that every method sees the same machine
+        for alg, (r, _plan) in planned.items():
+            if alg in capped:
+                continue
+            try:
+                runs[alg].append(evaluate_workload(pats, r.plan, stream, collect_matches=False,
+                                                   max_partial_matches=int(p["max_partial_matches"]), max_work=int(p["max_work"])))
+            except EvaluationLimitError as e:
+                capped[alg] = f"capped: {e}"
+    for alg, (_r, plan) in planned.items():
+        if alg in capped:
+            rows.append(_row(spec, alg, "throughput_eps", None, plan=plan, status=capped[alg]))
+            continue
+        m = runs[alg][0].metrics
+        rows += [
+            _row(spec, alg, "throughput_eps", statistics.median(x.metrics["throughput_eps"] for x in runs[alg]), plan=plan),
+            _row(spec, alg, "matches", m["matches"], plan=plan),
+            _row(spec, alg, "events", m["events"], plan=plan),
+            _row(spec, alg, "peak_partial_matches", m["peak_partial_matches"], plan=plan),
+            _row(spec, alg, "work", m["work"], plan=plan),
+        ]
+    return rows
