@@ -119,10 +119,17 @@ def tiny_rows():
 def test_cells_agree_and_the_sections_have_the_papers_claims(tiny_rows, tmp_path):
     from experiments.reporting.core import SectionInput
     from experiments.reporting.motto import fig13, fig14
-    from experiments.store import METRICS, rows_table
+    from experiments.store import METRICS, ResultStore
 
     assert {r["metric"] for r in tiny_rows} <= set(METRICS)
-    df = rows_table(tiny_rows).to_pandas()
+    store = ResultStore(tmp_path / "store")  # a cell of several methods keeps every method's rows
+    by_cell: dict = {}
+    for r in tiny_rows:
+        by_cell.setdefault(r["cell_id"], []).append(r)
+    for cid, rows in by_cell.items():
+        store.append(cid, {"cell_id": cid}, rows)
+    df = store.consolidate()
+    assert len(df) == len(tiny_rows)
     m = df[(df["metric"] == "matches") & (df["status"] == "ok")]
     for _, g in m.groupby(["experiment", "x_name", "x_value", "seed"]):
         assert g["value"].nunique() == 1 and len(g) == 4
@@ -166,3 +173,17 @@ def test_bad_config_is_a_config_error_and_a_one_line_exit_2(override, fragment, 
     assert r.returncode == 2
     lines = [x for x in r.stderr.splitlines() if x.strip() and "incubator" not in x]
     assert len(lines) == 1 and lines[0].startswith("error: ") and fragment in lines[0]
+
+
+def test_verify_compares_each_algorithm_of_a_cell_of_several():
+    """A motto cell holds every method of a workload: verify keys its values and plans by algorithm."""
+    import pandas as pd
+
+    from experiments.verify import _by_metric, _plans
+
+    rows = pd.DataFrame({"algorithm": ["NA", "NA", "MST", "MST"], "metric": ["plan_cost", "matches"] * 2,
+                         "x_value": [1.0] * 4, "value": [3.0, 7.0, 2.0, 7.0], "plan": ["a", "a", "b", "b"]})
+    assert _by_metric(rows) == {"NA:plan_cost@1": 3.0, "NA:matches@1": 7.0, "MST:plan_cost@1": 2.0, "MST:matches@1": 7.0}
+    assert _plans(rows) == "MST=b;NA=a"
+    one = rows[rows["algorithm"] == "NA"]
+    assert _by_metric(one) == {"plan_cost@1": 3.0, "matches@1": 7.0} and _plans(one) == "a"
