@@ -5,7 +5,12 @@ technique), DST (decomposition sharing technique), and OTT (operator transformat
 system solves the directed Steiner minimum tree problem to select the best global plan produced
 using the above techniques."  :func:`algorithms.motto.optimize` returns that Steiner tree as a
 :class:`~algorithms.motto.MottoPlan`; this module turns it into a global plan the multi-pattern
-evaluators (:mod:`evaluators.multi`) run, mapping **only what an MPM expresses exactly**
+evaluators (:mod:`evaluators.multi`) run.  MOTTO plans *for the MPM*: its sharing graph keeps only
+the arcs an MPM can execute (:data:`MPM_TECHNIQUES`: MST substring and merge, nested operands,
+window mark points -- not OTT, whose filter over a weaker source has no MPM node), and its costs
+leave out the primitive leaves, which an MPM shares whatever the plan (MOTTO substitutes the
+engine's cost model, Section VI; ours shares event buffers).  The plan is then mapped, **only what
+an MPM expresses exactly**
 (:class:`Sharing`, :func:`sharing_of_motto_plan`, :func:`sharing_mpm`; MOTTO's baselines NA, MST
 and LCSE go through the same functions, :func:`motto_baseline_plan`):
 
@@ -57,6 +62,8 @@ from cep.global_plans import GlobalPlan, build_global_plan
 from cep.plans import TreePlan, tree_leaves
 
 MOTTO_TIME_BUDGET_S = 5.0  # the exact Steiner search's budget inside SH-MDT; annealing beyond it
+# MOTTO's techniques an MPM can execute: OTT's filter over a weaker source has no MPM node
+MPM_TECHNIQUES = frozenset({"MST-substring", "MST-merge", "window", "nested"})
 last_motto_plan = None
 
 
@@ -236,7 +243,8 @@ def sh_mdt_plan(patterns, clauses, models, stats, *, time_budget_s: float = MOTT
     st = stats[0] if isinstance(stats, (list, tuple)) else stats
     sharing = Sharing({}, {}, {})
     if queries:
-        mp = optimize(queries, st, time_budget_s=time_budget_s, seed=seed, sa_time_budget_s=time_budget_s, exact=exact)
+        mp = optimize(queries, st, time_budget_s=time_budget_s, seed=seed, sa_time_budget_s=time_budget_s, exact=exact,
+                      techniques=MPM_TECHNIQUES, charge_leaves=False)
         last_motto_plan = mp
         sharing = sharing_of_motto_plan(mp, qname, st.rates)
     return sharing_mpm(clauses, models, sharing)
@@ -254,7 +262,7 @@ def motto_baseline_plan(name: str, patterns, clauses, models, stats, *, time_bud
     st = stats[0] if isinstance(stats, (list, tuple)) else stats
     if name == "MST":
         global last_motto_plan
-        last_motto_plan = mst_plan(queries, st, time_budget_s=time_budget_s, seed=seed)
+        last_motto_plan = mst_plan(queries, st, time_budget_s=time_budget_s, seed=seed, charge_leaves=False)
         return sharing_mpm(clauses, models, sharing_of_motto_plan(last_motto_plan, qname, st.rates))
     assert name == "LCSE", name
     chosen = lcse_sharing(queries)

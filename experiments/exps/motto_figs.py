@@ -66,7 +66,7 @@ from cep.errors import ConfigError, EvaluationLimitError
 SWEEPS = ("r", "queries", "window_ratio", "nesting")
 METHODS = ("NA", "MST", "LCSE", "SH-MDT")  # planner names of algorithms.multi.registry
 OPTIMIZERS = ("exact", "annealing")
-PARAMS = ("queries", "r", "length", "level", "window", "window_ratio", "budget_s")
+PARAMS = ("queries", "r", "length", "level", "window", "window_ratio", "budget_s", "sharing_types")
 PARAM_OF = {"r": "r", "queries": "queries", "window_ratio": "window_ratio", "nesting": "level"}  # sweep -> parameter
 
 
@@ -149,7 +149,8 @@ def workload_of(spec: Mapping, counts: Mapping[str, int]):
         ratio = float(p["window_ratio"])  # source window / beneficiary window; the larger is `window`
         pair_windows = (Window.seconds(w), Window.seconds(w / ratio)) if ratio >= 1 else (Window.seconds(w * ratio), Window.seconds(w))
     qs = table_v_workload(int(p["queries"]), seed=int(spec["seed"]), r=float(p["r"]), n_types=len(pool),
-                          length=int(p["length"]), window=Window.seconds(w), level=int(p["level"]), pair_windows=pair_windows)
+                          length=int(p["length"]), window=Window.seconds(w), level=int(p["level"]), pair_windows=pair_windows,
+                          types=tuple(int(t) for t in p.get("sharing_types") or range(1, 8)))
     by_rate = sorted(pool, key=lambda t: (counts.get(t, 0), t))
     tmap = {f"E{i + 1}": t for i, t in enumerate(by_rate)}
 

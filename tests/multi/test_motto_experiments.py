@@ -187,3 +187,14 @@ def test_verify_compares_each_algorithm_of_a_cell_of_several():
     assert _plans(rows) == "MST=b;NA=a"
     one = rows[rows["algorithm"] == "NA"]
     assert _by_metric(one) == {"plan_cost@1": 3.0, "matches@1": 7.0} and _plans(one) == "a"
+
+
+def test_motto_prices_plans_for_an_engine_that_shares_event_buffers():
+    """Without charge_leaves a query's cost leaves out its primitive leaves (W r_i each), which an
+    MPM pays once whatever the plan; the nodes above them cost the same."""
+    from algorithms.motto.cost import MottoCosts
+
+    stats = Statistics({"A": 1.0, "B": 2.0, "C": 0.5})
+    q = seq("A", "B", "C", window=W)
+    full, shared = MottoCosts(stats).tree_cost(q), MottoCosts(stats, charge_leaves=False).tree_cost(q)
+    assert full - shared == pytest.approx(10 * (1.0 + 2.0 + 0.5))
