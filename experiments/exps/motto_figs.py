@@ -24,17 +24,19 @@ that a gain over NA is the method's decisions and nothing else:
 * ``MST``, ``LCSE`` -- :mod:`algorithms.motto.baselines` (MST: MOTTO's planner restricted to
   whole-query merge sharing; LCSE: our syntactic reading of longest common sub-expression
   sharing), realized by :func:`algorithms.multi.sh_mdt.sharing_mpm`;
-* ``SH-MDT`` -- MOTTO (MST + DST + OTT + nesting + windows, Steiner tree), realized by
-  :func:`algorithms.multi.sh_mdt.sh_mdt_plan`.
+* ``SH-MDT`` -- MOTTO (MST + DST + nesting + windows, Steiner tree, planned for the MPM), realized
+  by :func:`algorithms.multi.sh_mdt.sh_mdt_plan`.
 
-What the MPM cannot run is stated, not faked: sharing that needs a filter over a *weaker* source
-(OTT's Filter_sc / Filter_cd) is lost in the MPM (:mod:`algorithms.multi.sh_mdt`), so Table V's
-type 6 (same list, SEQ against CONJ) is never realized as MOTTO plans it -- the MPM has no node
-that computes a CONJ and filters it into a SEQ; the same holds for type 7, whose two queries
-differ in their outer operator, where only the common innermost SEQ sub-query is shared.  A
-window-filter-only step (type 5's extended source answering the smaller-window query) *is*
-realized: MPM node keys ignore the window and every owner checks its own at its root.  DISJ does
-not occur in Table V's templates.
+What the MPM cannot run is left out and stated, not faked.  OTT (Table I) shares a query by a
+filter over a *weaker* query's output (Filter_sc over a CONJ for a SEQ, Filter_cd over a DISJ), and
+the MPM has no node that does that: SH-MDT plans without OTT arcs (:mod:`algorithms.multi.sh_mdt`),
+and Table V's type 6 (the same list under SEQ and CONJ, whose only sharing is OTT) is left out of
+the workloads (``sharing_types: [1, 2, 3, 4, 5, 7]`` in the configs), so the complex group is types
+5 and 7.  In type 7 the two queries differ in their outer operator; their common inner query (the
+innermost SEQ and the wrappers around it) is shared as a nested operand.  Type 5's extended source
+answering the smaller-window query (a window filter) *is* realized: MPM node keys ignore the window
+and every owner checks its own at its root.  MOTTO's costs leave out the event buffers, which the
+MPM shares whatever the plan.  DISJ does not occur in Table V's templates.
 
 Sweeps (``x_name``): ``r`` (Figure 13a, the basic-workload ratio); ``queries`` (Figure 14a, the
 optimizer side only: MOTTO's exact Steiner search against annealing, time and planned gain, by
