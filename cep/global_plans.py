@@ -33,7 +33,10 @@ applied where the event enters the plan).
 
 Negated variables and the selection strategy are not part of any node: the evaluators check them
 per owner where its path leaves the shared part (its root).  ``share=False`` builds the same
-structure without merging anything across owners (the trivial global plan: "each pattern alone").
+structure without merging anything across owners (the trivial global plan: "each pattern alone");
+``shared_masks`` merges the leaves and only the internal nodes an optimizer decided to share (per
+owner, the variable sets of those nodes), so that a plan shares what its optimizer chose and no
+equal sub-tree it happens to have in common with another.
 """
 
 from __future__ import annotations
@@ -162,9 +165,13 @@ class GlobalPlan:
 
     kind = ""
 
-    def __init__(self, clauses: Mapping[Owner, SimplePattern], *, share: bool = True) -> None:
+    def __init__(self, clauses: Mapping[Owner, SimplePattern], *, share: bool = True,
+                 shared_masks: Mapping[Owner, frozenset[int]] | None = None) -> None:
         self.clauses = dict(clauses)
         self.share = share
+        # with share: None merges every equal node; a mapping merges the leaves and, per owner, only the
+        # internal nodes over the variable sets (ClauseShape.mask) it lists -- the others stay private
+        self.shared_masks = None if shared_masks is None else {o: frozenset(m) for o, m in shared_masks.items()}
         self.shapes = {o: ClauseShape(sp) for o, sp in self.clauses.items()}
         self.nodes: dict[object, SharedNode] = {}
         self.plans: dict[Owner, OrderPlan | TreePlan] = {}
@@ -217,6 +224,7 @@ class GlobalPlan:
     def _add_tree(self, owner: Owner, tree: Tree) -> None:
         recipes, vs = self._compile(owner, tree)
         tag = () if self.share else (owner,)
+        only = None if self.shared_masks is None else self.shared_masks.get(owner, frozenset())
         used: list[SharedNode] = []
         nodes = self.nodes
         for a, b, conds, pairs, mask in recipes:
@@ -227,7 +235,7 @@ class GlobalPlan:
                     node = self._get(key, lambda i: SharedNode(i, key, a, None, None))
             else:
                 ln, rn = used[a], used[b]
-                key = ("N", ln.id, rn.id, conds, pairs) + tag
+                key = ("N", ln.id, rn.id, conds, pairs) + (tag if only is None or mask in only else (owner,))
                 node = nodes.get(key)
                 if node is None:
                     node = self._get(key, lambda i: SharedNode(i, key, None, ln, rn, conds, pairs))
@@ -379,10 +387,11 @@ def workload_clauses(patterns) -> dict[Owner, SimplePattern]:
 
 
 def build_global_plan(kind: str, clauses: Mapping[Owner, SimplePattern], plans: Mapping[Owner, object], *,
-                      share: bool = True) -> GlobalPlan:
-    """An MPT (``kind="order"``) or MPM (``"tree"``) holding ``plans`` (owner -> local plan)."""
+                      share: bool = True, shared_masks: Mapping[Owner, frozenset[int]] | None = None) -> GlobalPlan:
+    """An MPT (``kind="order"``) or MPM (``"tree"``) holding ``plans`` (owner -> local plan);
+    ``shared_masks`` restricts which internal nodes may merge (:class:`GlobalPlan`)."""
     cls = MultiPatternTree if kind == "order" else MultiPatternMultitree
-    g = cls(clauses, share=share)
+    g = cls(clauses, share=share, shared_masks=shared_masks)
     for o in sorted(plans):
         g.add(o, plans[o])
     g.touched.clear()

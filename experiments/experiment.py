@@ -24,6 +24,7 @@ EXPERIMENT_KINDS: dict[str, str] = {
     "mcep": "experiments.exps.mcep_figs",
     "hamlet": "experiments.exps.hamlet_figs",
     "fig12": "experiments.exps.fig12",
+    "motto": "experiments.exps.motto_figs",
 }
 
 #: the committed reference reproduction (relative to the repository root)

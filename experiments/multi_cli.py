@@ -44,7 +44,8 @@ def _planner_name(args) -> str:
     name = (args.planner or "").strip()
     if name == "all" or "," in name or not name:
         raise PlanError("--patterns plans a workload with one planner: --planner SA-EDGE (or TS-EDGE, SA-VERTEX4, "
-                        "TS-VERTEX4, SA-VERTEX8, TS-VERTEX8, SA-EDGE-PREFIX, TS-EDGE-PREFIX, TRIVIAL, SH, RE, SH-RR, SH-MDT, or a "
+                        "TS-VERTEX4, SA-VERTEX8, TS-VERTEX8, SA-EDGE-PREFIX, TS-EDGE-PREFIX, TRIVIAL, SH, RE, SH-RR, SH-MDT, NA, MST, "
+                        "LCSE, or a "
                         "single-pattern planner)")
     return name
 

@@ -79,6 +79,9 @@ ALGORITHM_STYLE: dict[str, Style] = {
     "OTT": Style(_C["green"], "<"),
     "LCSE": Style(_C["purple"], "D"),
     "MOTTO": Style(_C["vermillion"], "*"),
+    # MOTTO's Steiner search (Figure 14a): exact branch and bound, simulated annealing
+    "exact": Style(_C["blue"], "o"),
+    "annealing": Style(_C["orange"], "s"),
     # HAMLET's engines
     "hamlet": Style(_C["vermillion"], "o"),
     "hamlet-static": Style(_C["orange"], "s"),

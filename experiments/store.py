@@ -98,6 +98,14 @@ METRICS = (
     "shared_graphlets",
     "graphlets",
     "burst_mean",
+    # MOTTO (experiments/exps/motto_figs.py)
+    "shared_nodes",
+    "optimizer_s",
+    "planned_gain",
+    "finished",
+    "graph_vertices",
+    "graph_arcs",
+    "graph_build_s",
 )
 
 
@@ -170,8 +178,9 @@ class ResultStore:
         frames = [table] if not table.empty else []
         frames += [read_rows(p) for p in part_files]
         merged = pd.concat(frames, ignore_index=True) if frames else table
-        # a cell has one value per metric, or per metric and x value when it sweeps x (NEXT Figure 11)
-        merged = merged.drop_duplicates(subset=["cell_id", "metric", "x_value"], keep="last")
+        # a cell has one value per metric, or per metric and x value when it sweeps x (NEXT Figure 11),
+        # per algorithm when it times several (MOTTO's motto_fig13/14)
+        merged = merged.drop_duplicates(subset=["cell_id", "algorithm", "metric", "x_value"], keep="last")
         merged = merged.sort_values(["dataset", "workload", "size", "pattern_id", "algorithm", "evaluator", "alpha", "strategy", "x_value", "metric"], kind="stable")
         for p in spec_files:
             spec = json.loads(p.read_text())

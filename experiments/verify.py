@@ -85,22 +85,36 @@ def verify_experiment(exp_dir: Path, sample: int, seed: int) -> list[Difference]
         spec = cells[cid]
         committed = table[table["cell_id"] == cid]
         rows = pd.DataFrame(run_cell(spec))
-        name, pid, alg = exp_dir.name, spec["pattern_id"], spec["algorithm"]
-        c_plan = committed["plan"].dropna().iloc[0] if committed["plan"].notna().any() else None
-        r_plan = rows["plan"].dropna().iloc[0] if rows["plan"].notna().any() else None
+        name, pid = exp_dir.name, spec["pattern_id"]
+        alg = spec["algorithm"] if "algorithm" in spec else ",".join(spec.get("algorithms", []))
+        c_plan, r_plan = _plans(committed), _plans(rows)
         out.append(Difference(name, cid, pid, alg, "plan", c_plan, r_plan, c_plan == r_plan, "identical"))
         c_status = sorted(set(committed["status"]))
         r_status = sorted(set(rows["status"]))
         out.append(Difference(name, cid, pid, alg, "status", ",".join(c_status), ",".join(r_status), c_status == r_status, "identical"))
         cv, rv = _by_metric(committed), _by_metric(rows)
         for m in DETERMINISTIC:
-            for k in sorted({k for k in (*cv, *rv) if k.split("@")[0] == m}, key=_order):
+            for k in sorted({k for k in (*cv, *rv) if _metric(k) == m}, key=_order):
                 a, b = cv.get(k), rv.get(k)
                 out.append(Difference(name, cid, pid, alg, k, a, b, _close(a, b), "identical"))
         for m in MEASURED:
-            for k in sorted({k for k in cv if k.split("@")[0] == m} & set(rv), key=_order):
+            for k in sorted({k for k in cv if _metric(k) == m} & set(rv), key=_order):
                 out.append(Difference(name, cid, pid, alg, k, cv.get(k), rv.get(k), True, SHOWN))
     return out
+
+
+def _plans(rows: pd.DataFrame):
+    """The cell's plan digest, or ``algorithm=digest`` pairs for a cell of several algorithms."""
+    d = rows[rows["plan"].notna() & (rows["plan"] != "")]
+    if not len(d):
+        return None
+    if d["algorithm"].nunique() <= 1:
+        return d["plan"].iloc[0]
+    return ";".join(f"{a}={p}" for a, p in sorted(d.groupby("algorithm")["plan"].first().items()))
+
+
+def _metric(key: str) -> str:
+    return key.split("@")[0].split(":")[-1]
 
 
 def _order(key: str) -> tuple:
@@ -110,11 +124,14 @@ def _order(key: str) -> tuple:
 
 def _by_metric(rows: pd.DataFrame) -> dict:
     """A cell's values by metric; a cell that sweeps an x value (``x_name``/``x_value``) has one per
-    ``metric@x``."""
+    ``metric@x``, and a cell of several algorithms one per ``algorithm:metric``."""
     out = {}
     xs = rows["x_value"] if "x_value" in rows else pd.Series([None] * len(rows), index=rows.index)
-    for m, x, v in zip(rows["metric"], xs, rows["value"]):
-        out[m if x is None or pd.isna(x) else f"{m}@{x:g}"] = v
+    several = "algorithm" in rows and rows["algorithm"].nunique() > 1
+    algs = rows["algorithm"] if several else pd.Series([None] * len(rows), index=rows.index)
+    for m, x, a, v in zip(rows["metric"], xs, algs, rows["value"]):
+        key = m if x is None or pd.isna(x) else f"{m}@{x:g}"
+        out[f"{a}:{key}" if a is not None else key] = v
     return out
 
 

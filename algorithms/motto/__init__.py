@@ -1,5 +1,7 @@
 """MOTTO (Zhang, Vo, Dahlmeier, He: "Multi-Query Optimization for Complex Event Processing in SAP
-ESP", ICDE'17), the optimizer MCEP 6.2.2 calls SH-MDT.  Self-contained; not yet registered.
+ESP", ICDE'17), the optimizer MCEP 6.2.2 calls SH-MDT.  Self-contained; registered as the
+multi-pattern planner ``SH-MDT`` (and its baselines ``NA``, ``MST``, ``LCSE``) by
+:mod:`algorithms.multi.sh_mdt`.
 
 Modules, in the order of MOTTO's workflow (Figure 3):
 
@@ -17,7 +19,8 @@ Modules, in the order of MOTTO's workflow (Figure 3):
   annealing beyond it (Section V-B);
 * :mod:`~algorithms.motto.plan` -- :func:`optimize` and its result :class:`MottoPlan`;
 * :mod:`~algorithms.motto.workloads` -- Table V workloads; :mod:`~algorithms.motto.measure` --
-  how large a workload the exact search solves within its budget.
+  how large a workload the exact search solves within its budget;
+* :mod:`~algorithms.motto.baselines` -- the baselines of Section VII-A (MST, LCSE).
 
 How a :class:`MottoPlan` maps onto the global plans of the multi-pattern branch (MCEP's shared
 prefixes and subtrees), for wiring SH-MDT later -- each :class:`PlanStep` is one of:

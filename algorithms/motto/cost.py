@@ -21,6 +21,10 @@ MOTTO substitutes "the cost model for each individual query ... from SAP ESP" an
   of its output query).  This is our reading of MOTTO's "much cheaper because of the significantly
   reduced input size".
 
+With ``charge_leaves=False`` the primitive leaves cost nothing: an engine whose queries share one
+buffer per event type (our multi-pattern multitree, which shares every leaf whatever the plan)
+pays for them once whatever MOTTO decides, so sharing cannot save them.
+
 ``PM`` uses the clause's order (``seq_selectivity=True``: a SEQ's partial matches respect the order
 with probability ``1/|S|!`` under random arrival) -- without it a SEQ and a CONJ over the same types
 would cost the same and Filter_sc would remove nothing.  A query's conditions (ours, over event
@@ -60,8 +64,10 @@ class MottoCosts:
     ``selectivities`` are keyed by event types (``"E1,E3"``; default: ``stats.selectivities``);
     a condition without one has selectivity 1."""
 
-    def __init__(self, stats: Statistics, selectivities: Mapping[str, float] | None = None) -> None:
+    def __init__(self, stats: Statistics, selectivities: Mapping[str, float] | None = None, *,
+                 charge_leaves: bool = True) -> None:
         self.stats = stats
+        self.charge_leaves = charge_leaves
         self.type_sels = dict(stats.selectivities if selectivities is None else selectivities)
         self._cache: dict[tuple[str, frozenset[str]], float] = {}
 
@@ -99,7 +105,7 @@ class MottoCosts:
             free = [v for v in sp.positive if var_type[v] in free_types]
             units = [model.mask_of(free)] if free else []
             units += [model.mask_of([v]) for v in sp.positive if var_type[v] not in free_types]
-            total += _best_tree(model, tuple(units), 0 if free else -1)
+            total += _best_tree(model, tuple(units), 0 if free else -1, self.charge_leaves)
         return total
 
     def edge_cost(self, d: Derivation) -> float:
@@ -111,9 +117,10 @@ class MottoCosts:
         return sum(self.count(f.output) for f in d.filters)
 
 
-def _best_tree(model: ClauseCostModel, units: tuple[int, ...], free_unit: int) -> float:
+def _best_tree(model: ClauseCostModel, units: tuple[int, ...], free_unit: int, charge_leaves: bool = True) -> float:
     """Subset DP over the units: ``best(U) = PM(U) + min_{A|B = U} best(A) + best(B)``; a single
-    unit costs its ``PM`` (a primitive leaf, ``W r_i``) or 0 (the free unit)."""
+    unit costs its ``PM`` (a primitive leaf, ``W r_i``), or 0 (the free unit, and every primitive
+    leaf without ``charge_leaves``)."""
     n = len(units)
     pm = {}
 
@@ -128,7 +135,7 @@ def _best_tree(model: ClauseCostModel, units: tuple[int, ...], free_unit: int) -
     def best(u: int) -> float:
         if u & (u - 1) == 0:
             i = u.bit_length() - 1
-            return 0.0 if i == free_unit else _pm(u)
+            return 0.0 if i == free_unit or not charge_leaves else _pm(u)
         lo = u & -u
         out = math.inf
         sub = (u - 1) & u

@@ -53,10 +53,14 @@ def build_graph(
     extend_windows: bool = True,
     costs: MottoCosts | None = None,
     selectivities=None,
+    techniques: frozenset[str] | None = None,
 ) -> SharingGraph:
     """The sharing graph of a workload (module docstring); ``max_subqueries`` caps the recursive
     search for interesting sub-queries; ``selectivities`` are keyed by event types
-    (:class:`algorithms.motto.cost.MottoCosts`)."""
+    (:class:`algorithms.motto.cost.MottoCosts`); ``max_subqueries=0`` searches none (terminals
+    only); ``techniques``, if given, keeps only the arcs between queries whose techniques all belong
+    to it (the arcs from ``q_0`` stay) -- MOTTO's MST baseline is ``{"MST-substring", "MST-merge"}``
+    without sub-queries or extended windows."""
     costs = costs or MottoCosts(stats, selectivities)
     vertices: list[Query | None] = [None]
     names = ["q0"]
@@ -71,7 +75,7 @@ def build_graph(
         terminal_of[name] = index[q.key]
     terminals = frozenset(terminal_of.values())
     k = 0
-    found = search_interesting(queries, max_subqueries=max_subqueries)
+    found = search_interesting(queries, max_subqueries=max_subqueries) if max_subqueries > 0 else []
     for s in found:
         if s.key not in index:
             k += 1
@@ -109,6 +113,8 @@ def build_graph(
                     derivations[(w, u)] = back
                 w = index[ext.key]
                 derivations[(w, v)] = derive(tv, ext)
+    if techniques is not None:
+        derivations = {uv: d for uv, d in derivations.items() if uv[0] == 0 or set(d.techniques) <= techniques}
     arcs = {uv: costs.edge_cost(d) for uv, d in derivations.items()}
     g = SteinerGraph(len(vertices), 0, terminals, arcs)
-    return SharingGraph(tuple(vertices), tuple(names), terminal_of, derivations, g, k, len(found) >= max_subqueries)
+    return SharingGraph(tuple(vertices), tuple(names), terminal_of, derivations, g, k, max_subqueries > 0 and len(found) >= max_subqueries)

@@ -110,6 +110,9 @@ def optimize(
     max_subqueries: int = 2000,
     exact: str = "milp",
     selectivities=None,
+    techniques: frozenset[str] | None = None,
+    extend_windows: bool = True,
+    charge_leaves: bool = True,
 ) -> MottoPlan:
     """MOTTO: the cheapest jumbo query plan of ``queries`` under ``stats`` (module docstring).
 
@@ -125,9 +128,15 @@ def optimize(
 
     ``time_budget_s`` is the exact search's budget (the paper's 5 minutes by default), ``exact``
     its method (:func:`algorithms.motto.steiner.solve`); ``selectivities`` of the queries'
-    conditions are keyed by event types (default: ``stats.selectivities``)."""
+    conditions are keyed by event types (default: ``stats.selectivities``); ``techniques`` and
+    ``extend_windows`` restrict the rewrites (:func:`algorithms.motto.graph.build_graph`; the MST
+    baseline of :mod:`algorithms.motto.baselines`); ``charge_leaves=False`` prices the plan for an
+    engine that shares every event buffer (:class:`algorithms.motto.cost.MottoCosts`)."""
     t0 = time.perf_counter()
-    sg = build_graph(queries, stats, max_subqueries=max_subqueries, selectivities=selectivities)
+    from algorithms.motto.cost import MottoCosts
+
+    sg = build_graph(queries, stats, max_subqueries=max_subqueries, selectivities=selectivities, techniques=techniques,
+                     extend_windows=extend_windows, costs=MottoCosts(stats, selectivities, charge_leaves=charge_leaves))
     res = solve(sg.graph, time_budget_s=time_budget_s, seed=seed, sa_iterations=sa_iterations, sa_time_budget_s=sa_time_budget_s, exact=exact)
     steps = _steps(sg, res.parent)
     return MottoPlan(
@@ -152,6 +161,9 @@ def optimize(
             "sa_time_budget_s": sa_time_budget_s,
             "max_subqueries": max_subqueries,
             "exact": exact,
+            "techniques": None if techniques is None else sorted(techniques),
+            "extend_windows": extend_windows,
+            "charge_leaves": charge_leaves,
         },
     )
 

@@ -74,10 +74,22 @@ def table_v_workload(
     length: int = 3,
     window: Window = Window.seconds(10),
     level: int = 2,
+    pair_windows: tuple[Window, Window] | None = None,
+    types: tuple[int, ...] = BASIC_TYPES + COMPLEX_TYPES,
 ) -> list[Query]:
-    """``m`` distinct queries named ``q1..qm``; a fraction ``r`` of the pairs from the basic group."""
+    """``m`` distinct queries named ``q1..qm``; a fraction ``r`` of the pairs from the basic group.
+
+    ``pair_windows`` (Figure 14c: "the window constraint of all the source queries ``s_w`` and ...
+    of the corresponding beneficiary query ``b_w``") gives ``query(L)`` (the source) its first and
+    ``query(L')`` (the beneficiary) its second window.  ``types`` restricts the sharing types drawn
+    (a group left empty draws from the other)."""
     if not 0.0 <= r <= 1.0:
         raise ConfigError(f"basic workload ratio r must lie in [0, 1], got {r}")
+    bad = sorted(set(types) - set(BASIC_TYPES + COMPLEX_TYPES))
+    if bad or not types:
+        raise ConfigError(f"Table V has sharing types 1-7; got {list(types)}")
+    basic = tuple(t for t in BASIC_TYPES if t in types) or tuple(t for t in COMPLEX_TYPES if t in types)
+    complex_ = tuple(t for t in COMPLEX_TYPES if t in types) or basic
     rng = random.Random(seed)
     types = [f"E{i}" for i in range(1, n_types + 1)]
     out: list[Query] = []
@@ -87,8 +99,11 @@ def table_v_workload(
         tries += 1
         if tries > 100 * m + 100:
             raise ConfigError(f"could not draw {m} distinct queries over {n_types} types")
-        group = BASIC_TYPES if rng.random() < r else COMPLEX_TYPES
-        for q in sharing_pair(rng.choice(group), rng, types, length=length, window=window, level=level):
+        group = basic if rng.random() < r else complex_
+        pair = sharing_pair(rng.choice(group), rng, types, length=length, window=window, level=level)
+        if pair_windows is not None:
+            pair = tuple(q.with_window(w) for q, w in zip(pair, pair_windows))
+        for q in pair:
             if len(out) < m and q.key not in keys:
                 keys.add(q.key)
                 out.append(Query(q.op, q.operands, q.window, q.seq_order, f"q{len(out) + 1}"))

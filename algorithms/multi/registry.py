@@ -9,6 +9,7 @@
 | ``TRIVIAL`` | -- | -- | each pattern alone in its written order, nothing shared (MPT) |
 | ``SH``, ``RE``, ``SH-RR`` | -- | -- | the baselines of MCEP 6.2.2 (:mod:`algorithms.multi.baselines`, MPT) |
 | ``SH-MDT`` | -- | MOTTO's Steiner tree | MOTTO mapped onto an MPM (:mod:`algorithms.multi.sh_mdt`) |
+| ``NA``, ``MST``, ``LCSE`` | -- | MOTTO's baselines (VII-A) | no sharing / merge sharing / longest common sub-expression, MPM (:mod:`algorithms.motto.baselines`) |
 
 :func:`plan_workload` also accepts every single-pattern planner of :mod:`algorithms.registry`: each
 pattern is planned alone and nothing is shared (an unshared MPT or MPM, by the planner's kind).
@@ -52,17 +53,18 @@ MULTI_PLANNERS: dict[str, MultiSpec | None] = {
 
 
 BASELINE_NAMES = ("SH", "RE", "SH-RR")  # MCEP 6.2.2; built by algorithms.multi.baselines (MPT)
+MOTTO_BASELINE_NAMES = ("NA", "MST", "LCSE")  # MOTTO VII-A; built by algorithms.multi.sh_mdt (MPM)
 
 
 def multi_planner_names() -> list[str]:
-    return list(MULTI_PLANNERS) + list(BASELINE_NAMES) + ["SH-MDT"]
+    return list(MULTI_PLANNERS) + list(BASELINE_NAMES) + ["SH-MDT"] + list(MOTTO_BASELINE_NAMES)
 
 
 def multi_planner_kind(name: str) -> str:
     spec = MULTI_PLANNERS.get(name)
     if name in BASELINE_NAMES:
         return "order"
-    if name == "SH-MDT":
+    if name == "SH-MDT" or name in MOTTO_BASELINE_NAMES:
         return "tree"
     if name not in MULTI_PLANNERS:
         from algorithms.registry import planner_kind
@@ -140,6 +142,11 @@ def plan_workload(patterns, name: str, stats, *, time_limit: float = 5.0, seed: 
         from algorithms.multi.sh_mdt import sh_mdt_plan
 
         g = sh_mdt_plan(patterns, clauses, models, stats, time_budget_s=min(time_limit, 5.0), seed=seed)
+        search, edges, initial = None, 0, None
+    elif name in MOTTO_BASELINE_NAMES:
+        from algorithms.multi.sh_mdt import motto_baseline_plan
+
+        g = motto_baseline_plan(name, patterns, clauses, models, stats, time_budget_s=min(time_limit, 5.0), seed=seed)
         search, edges, initial = None, 0, None
     elif name == "TRIVIAL" or name in _single_names():
         from algorithms.registry import get_planner

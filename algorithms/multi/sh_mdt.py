@@ -5,32 +5,46 @@ technique), DST (decomposition sharing technique), and OTT (operator transformat
 system solves the directed Steiner minimum tree problem to select the best global plan produced
 using the above techniques."  :func:`algorithms.motto.optimize` returns that Steiner tree as a
 :class:`~algorithms.motto.MottoPlan`; this module turns it into a global plan the multi-pattern
-evaluators (:mod:`evaluators.multi`) run, mapping **only what an MPM expresses exactly**:
+evaluators (:mod:`evaluators.multi`) run.  MOTTO plans *for the MPM*: its sharing graph keeps only
+the arcs an MPM can execute (:data:`MPM_TECHNIQUES`: MST substring and merge, nested operands,
+window mark points -- not OTT, whose filter over a weaker source has no MPM node), and its costs
+leave out the primitive leaves, which an MPM shares whatever the plan (MOTTO substitutes the
+engine's cost model, Section VI; ours shares event buffers).  The plan is then mapped, **only what
+an MPM expresses exactly**
+(:class:`Sharing`, :func:`sharing_of_motto_plan`, :func:`sharing_mpm`; MOTTO's baselines NA, MST
+and LCSE go through the same functions, :func:`motto_baseline_plan`):
 
 * each workload pattern's plan is a tree over its own clause (its conditions, order, window), so the
   MPM's evaluator detects exactly what the pattern alone detects -- whatever MOTTO decided;
-* a pattern computed by a *composition* from a source sub-query (MST substring/merge, DST's shared
-  sub-query, OTT then DST; :class:`algorithms.motto.rewrites.Derivation` with a composition) gets a
-  tree that *contains the source's variables as one subtree* (planned by DP-B,
-  :meth:`algorithms.planners.base.TreePlanner.plan_containing`), shaped canonically (left-deep, in
-  type order) so every pattern reusing that source builds the same subtree.  The MPM shares a node
-  only when its key is equal (types, conditions, precedence, window kind;
-  :mod:`cep.global_plans`), with each owner's window and remaining conditions re-checked above the
-  shared part;
+* a step computed by a *composition* from a source (MST substring or merge with its time filter,
+  DST's shared sub-query, a nested operand) keeps that source; a source computed from a source of
+  its own forms a chain.  Each shared vertex has one canonical shape (:func:`sharing_mpm`: its
+  shared source's shape extended by its own other types, rarest first, or else its cheapest bushy
+  tree) -- so every pattern reusing a vertex builds the same sub-tree, which the MPM shares (equal keys: types, conditions,
+  precedence, window kind; :mod:`cep.global_plans`), each owner re-checking its own window and
+  remaining conditions above it;
+* a vertex gets its fixed shape only where two or more patterns build it (:meth:`Sharing.live`);
+  a pattern takes the nearest such vertex of its chain as a sub-tree (DP-B for the rest,
+  :meth:`algorithms.planners.base.TreePlanner.plan_containing`), or is that vertex's whole shape
+  when it is one itself (MST's whole-query sharing), or is planned alone by DP-B;
+* the MPM merges the leaves (event buffers) and **only** the internal nodes of those decided
+  sub-trees (``shared_masks``), so a plan shares what MOTTO chose and no equal sub-tree it happens
+  to have in common elsewhere (``incidental=True`` merges those too);
+* a filter-only step whose filters are all window filters (a larger source window, or MOTTO's
+  extended source answering the original, Section IV-D) keeps its source: node keys ignore the
+  window and each owner checks its own at its root, which *is* the mark point;
 
 what is **approximated or dropped** (stated, not hidden):
 
-* a source *weaker* than the projection of the pattern (a CONJ source for a SEQ pattern with
-  MOTTO's Filter_sc / Filter_cd / time filter, fewer conditions -- a Filter_where): the subtree is
-  built over the pattern's own variables with the pattern's own checks, so its key differs from the
-  source's and **the sharing is lost** (matches stay exact); the MPM has no node that computes a
-  weaker sub-pattern and filters its output;
-* *filter-only* steps (``composition is None``: ``q = Filter(q_x)``) and a larger source window
-  with mark points (MOTTO IV-D): the MPM has no stateless filter node, so the pattern is planned
-  alone (DP-B) -- **that edge is dropped**; equal-key sub-trees are still shared by the MPM;
-* only the *nearest* source of each pattern is used (chains of sources are not nested further);
-* a source whose event types repeat within the pattern (an ambiguous type-to-variable mapping), a
-  pattern with several DNF clauses, negation, Kleene closure or a non-ANY strategy (which
+* a source *weaker* than the projection of the step onto its types (OTT: a CONJ or DISJ source of a
+  SEQ or CONJ step with Filter_sc / Filter_cd; a source with fewer conditions): the MPM has no node
+  that computes a weaker sub-pattern and filters its output, so the step shares its *projection*
+  instead -- one vertex per (source, projection), shared by the steps of that source with the same
+  projection; MOTTO's computation of the source once for all of them is lost;
+* other filter-only steps (``composition is None``: OTT's ``q_2 = Filter_sc(q_5)``, a condition
+  filter): the pattern keeps no source (planned alone, or as the shape others build from it);
+* a pattern whose event types repeat (an ambiguous type-to-variable mapping), a pattern with several
+  DNF clauses, negation, Kleene closure or a non-ANY strategy (which
   :func:`algorithms.motto.from_pattern` does not accept) is planned alone by DP-B;
 * MOTTO takes one :class:`cep.Statistics`; with one per pattern the first is used for its search.
 
@@ -41,22 +55,100 @@ objective (which is kept in :attr:`last_motto_plan` for inspection).
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
+from typing import Mapping
 
-from cep.global_plans import GlobalPlan, Owner, build_global_plan
-from cep.plans import TreePlan, left_deep_tree
+from cep.global_plans import GlobalPlan, build_global_plan
+from cep.plans import TreePlan, tree_leaves
 
 MOTTO_TIME_BUDGET_S = 5.0  # the exact Steiner search's budget inside SH-MDT; annealing beyond it
+# MOTTO's techniques an MPM can execute: OTT's filter over a weaker source has no MPM node
+MPM_TECHNIQUES = frozenset({"MST-substring", "MST-merge", "window", "nested"})
 last_motto_plan = None
 
 
-def sh_mdt_plan(patterns, clauses, models, stats, *, time_budget_s: float = MOTTO_TIME_BUDGET_S,
-                seed: int = 0) -> GlobalPlan:
-    """SH-MDT's MPM for ``patterns`` (module docstring)."""
-    global last_motto_plan
-    from algorithms.motto import from_pattern, optimize
-    from algorithms.registry import get_planner
+@dataclass(frozen=True)
+class Sharing:
+    """A sharing decision in MPM terms: each vertex (a workload query or a shared sub-query) has its
+    event types and the vertex it is computed from (None: from the primitive events, or a
+    derivation the MPM cannot share); ``answer`` maps a pattern index to its vertex."""
 
-    dpb = get_planner("DP-B")
+    types: Mapping[str, tuple[str, ...]]
+    source: Mapping[str, str | None]
+    answer: Mapping[int, str]
+    rates: Mapping[str, float] = None  # type: ignore[assignment]
+
+    def _by_rate(self, ts) -> tuple[str, ...]:
+        r = self.rates or {}
+        return tuple(sorted(ts, key=lambda t: (r.get(t, 0.0), t)))
+
+    def order(self, v: str) -> tuple[str, ...]:
+        """The canonical left-deep order of ``v``: its source's order, then its other types, rarest
+        first (the order that keeps a left-deep tree's partial matches small; one order per vertex,
+        so every pattern reusing ``v`` builds the same sub-tree)."""
+        src = self.source.get(v)
+        if src is None:
+            return self._by_rate(self.types[v])
+        head = self.order(src)
+        return head + self._by_rate(t for t in self.types[v] if t not in set(head))
+
+    def chain(self, v: str) -> list[str]:
+        """``v``, its source, its source's source, ..."""
+        out = [v]
+        while self.source.get(out[-1]) is not None:
+            out.append(self.source[out[-1]])
+        return out
+
+    def live(self) -> set[str]:
+        """The vertices two or more patterns build (in the chain of sources of each): only these
+        are worth a fixed shape."""
+        uses = Counter(x for v in self.answer.values() for x in self.chain(v))
+        return {x for x, n in uses.items() if n > 1}
+
+
+def sharing_of_motto_plan(mp, qname: Mapping[int, str], rates: Mapping[str, float] | None = None) -> Sharing:
+    """The :class:`Sharing` of a :class:`algorithms.motto.MottoPlan` (module docstring).
+
+    A step computed from a source keeps it when the MPM can share it: a composition (or window
+    filters only) over a source that is the projection of the step onto its types.  A source
+    *weaker* than that projection (OTT: a CONJ or DISJ source of a SEQ or CONJ step, or fewer
+    conditions) cannot be one MPM node with the step's part; the step then shares its projection
+    onto the source's types -- a vertex of its own, which the other steps of that source with the
+    same projection share (MOTTO's source itself is computed once per projection, not once)."""
+    from algorithms.motto.filters import WindowFilter
+    from algorithms.motto.rewrites import OTT
+
+    types: dict[str, tuple[str, ...]] = {}
+    source: dict[str, str | None] = {}
+    for s in mp.steps:
+        types[s.name] = tuple(s.query.types)
+        d = s.derivation
+        keep = s.source != "q0" and (d.composition is not None or (d.filters and all(isinstance(f, WindowFilter) for f in d.filters)))
+        if not keep:
+            source[s.name] = None
+            continue
+        src = mp.step(s.source).query
+        st = set(src.types)
+        same_conds = ({str(c) for c in s.query.all_conditions() if c.variables <= st}
+                      == {str(c) for c in src.all_conditions()})
+        if OTT not in d.techniques and same_conds:
+            source[s.name] = s.source
+            continue
+        # the step's projection onto the source's types: its operator, its order of those types, its conditions on them
+        proj = tuple(t for t in s.query.types if t in st)
+        conds = sorted(str(c) for c in s.query.all_conditions() if c.variables <= st)
+        key = proj if s.query.op.value == "SEQ" else tuple(sorted(proj))
+        pv = f"{s.source}~{s.query.op.value}{key}{conds}"
+        types[pv], source[pv] = proj, None
+        source[s.name] = pv
+    return Sharing(types, source, {i: mp.answer[n] for i, n in qname.items()}, rates)
+
+
+def motto_queries(patterns, clauses) -> tuple[list, dict[int, str]]:
+    """The MOTTO queries of the patterns it accepts (one DNF clause, no NOT/KL, skip-till-any),
+    named ``P<i>``, and the name of each pattern's query."""
+    from algorithms.motto import from_pattern
+
     n_clauses = Counter(o[0] for o in clauses)
     queries, qname = [], {}
     for i, p in enumerate(patterns):
@@ -69,30 +161,116 @@ def sh_mdt_plan(patterns, clauses, models, stats, *, time_budget_s: float = MOTT
         name = f"P{i}"
         queries.append(type(q)(q.op, q.operands, q.window, q.seq_order, name, q.conditions))
         qname[i] = name
-    st = stats[0] if isinstance(stats, (list, tuple)) else stats
-    sources: dict[int, tuple[str, ...]] = {}
-    if queries:
-        mp = optimize(queries, st, time_budget_s=time_budget_s, seed=seed,
-                      sa_time_budget_s=time_budget_s)
-        last_motto_plan = mp
-        for i, name in qname.items():
-            step = mp.step(mp.answer[name])
-            d = step.derivation
-            if step.source == "q0" or d.composition is None:
-                continue
-            sources[i] = tuple(mp.step(step.source).query.types)
-    plans = {}
+    return queries, qname
+
+
+def _node_sets(t) -> list:
+    """The leaf sets of the internal nodes of a tree."""
+    if not isinstance(t, tuple):
+        return []
+    return _node_sets(t[0]) + _node_sets(t[1]) + [tuple(tree_leaves(t))]
+
+
+def sharing_mpm(clauses, models, sharing: Sharing, *, incidental: bool = False) -> GlobalPlan:
+    """The MPM realizing ``sharing`` (module docstring); patterns without a usable source are
+    planned alone by DP-B.  The MPM merges the leaves (event buffers) and the sub-trees the decision
+    shares; with ``incidental`` also every other equal sub-tree (whatever the decision).
+
+    A shared vertex's shape, over its event types: its nearest shared source's shape extended
+    left-deep by its other types, rarest first; without one, the cheapest bushy tree of the vertex
+    (:func:`algorithms.multi.neighborhoods.best_subtree`) under the model of the first pattern that
+    builds it -- one shape per vertex, so that every pattern builds the same sub-tree."""
+    from algorithms.multi.neighborhoods import best_subtree, rename_tree
+    from algorithms.registry import get_planner
+    from cep.global_plans import ClauseShape
+
+    dpb = get_planner("DP-B")
+    live = sharing.live()
+    var_of: dict = {}
+    usable: dict = {}
+    for o, sp in sorted(clauses.items()):
+        pos = [x for x in sp.variables if x.name in set(sp.positive)]
+        var_of[o] = {x.type: x.name for x in pos}
+        v = sharing.answer.get(o[0])
+        if v is not None and len(var_of[o]) == len(pos) >= 2 and set(sharing.types[v]) == set(var_of[o]):
+            usable[o] = next((x for x in sharing.chain(v) if x in live and len(sharing.types[x]) >= 2
+                              and set(sharing.types[x]) <= set(var_of[o])), None)
+    first_user = {}
+    for o, x in sorted(usable.items()):
+        if x is not None:
+            for y in sharing.chain(x):
+                first_user.setdefault(y, o)
+    shapes: dict = {}
+
+    def shape(x: str):
+        if x in shapes:
+            return shapes[x]
+        src = next((y for y in sharing.chain(x)[1:] if y in live and len(sharing.types[y]) >= 2), None)
+        if src is not None:
+            t = shape(src)
+            for ty in sharing._by_rate(ty for ty in sharing.types[x] if ty not in set(sharing.types[src])):
+                t = (t, ty)
+        else:
+            o = first_user[x]
+            to_type = {n: ty for ty, n in var_of[o].items()}
+            t = rename_tree(best_subtree(models[o], tuple(var_of[o][ty] for ty in sharing.types[x])), to_type)
+        shapes[x] = t
+        return t
+
+    plans, masks = {}, {}
     for o, sp in clauses.items():
-        model = models[o]
-        sub = None
-        types = sources.get(o[0])
-        if types and len(set(types)) == len(types):
-            pos = [v for v in sp.variables if v.name in set(sp.positive)]
-            by_type = Counter(v.type for v in pos)
-            if all(by_type[t] == 1 for t in types) and 2 <= len(types) < len(pos):
-                var_of = {v.type: v.name for v in pos}
-                sub = left_deep_tree([var_of[t] for t in sorted(types)])
-        plans[o] = dpb.plan_containing(model, [sub]).plan if sub is not None else dpb.plan_model(model).plan
-        if not isinstance(plans[o], TreePlan):
-            plans[o] = TreePlan(plans[o])
-    return build_global_plan("tree", clauses, plans, share=True)
+        masks[o] = set()
+        x = usable.get(o)
+        plan = None
+        if x is not None:
+            t = rename_tree(shape(x), var_of[o])
+            plan = TreePlan(t) if len(sharing.types[x]) == len(var_of[o]) else dpb.plan_containing(models[o], [t]).plan
+            cs = ClauseShape(sp)
+            masks[o] = {cs.mask(vs) for vs in _node_sets(t)}
+        if plan is None:
+            plan = dpb.plan_model(models[o]).plan
+        plans[o] = plan if isinstance(plan, TreePlan) else TreePlan(plan)
+    return build_global_plan("tree", clauses, plans, share=True, shared_masks=None if incidental else masks)
+
+
+def sh_mdt_plan(patterns, clauses, models, stats, *, time_budget_s: float = MOTTO_TIME_BUDGET_S,
+                seed: int = 0, exact: str = "milp") -> GlobalPlan:
+    """SH-MDT's MPM for ``patterns`` (module docstring)."""
+    global last_motto_plan
+    from algorithms.motto import optimize
+
+    queries, qname = motto_queries(patterns, clauses)
+    st = stats[0] if isinstance(stats, (list, tuple)) else stats
+    sharing = Sharing({}, {}, {})
+    if queries:
+        mp = optimize(queries, st, time_budget_s=time_budget_s, seed=seed, sa_time_budget_s=time_budget_s, exact=exact,
+                      techniques=MPM_TECHNIQUES, charge_leaves=False)
+        last_motto_plan = mp
+        sharing = sharing_of_motto_plan(mp, qname, st.rates)
+    return sharing_mpm(clauses, models, sharing)
+
+
+def motto_baseline_plan(name: str, patterns, clauses, models, stats, *, time_budget_s: float = MOTTO_TIME_BUDGET_S,
+                        seed: int = 0) -> GlobalPlan:
+    """The MPM of MOTTO's baselines NA, MST and LCSE (:mod:`algorithms.motto.baselines`; NA: each
+    pattern alone by DP-B, the MPM sharing nothing but its leaves)."""
+    from algorithms.motto.baselines import lcse_sharing, mst_plan
+
+    queries, qname = motto_queries(patterns, clauses)
+    if name == "NA" or not queries:
+        return sharing_mpm(clauses, models, Sharing({}, {}, {}))
+    st = stats[0] if isinstance(stats, (list, tuple)) else stats
+    if name == "MST":
+        global last_motto_plan
+        last_motto_plan = mst_plan(queries, st, time_budget_s=time_budget_s, seed=seed, charge_leaves=False)
+        return sharing_mpm(clauses, models, sharing_of_motto_plan(last_motto_plan, qname, st.rates))
+    assert name == "LCSE", name
+    chosen = lcse_sharing(queries)
+    types = {q.name: tuple(q.types) for q in queries}
+    source: dict[str, str | None] = {q.name: None for q in queries}
+    for qn, c in chosen.items():
+        v = f"lcse:{c.key}"
+        types[v] = tuple(c.types)
+        source[v] = None
+        source[qn] = v
+    return sharing_mpm(clauses, models, Sharing(types, source, {i: n for i, n in qname.items()}, st.rates))

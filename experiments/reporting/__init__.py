@@ -38,6 +38,8 @@ SECTIONS: dict[str, str] = {
     "hamlet_fig11": "experiments.reporting.hamlet:fig11",
     "hamlet_fig12": "experiments.reporting.hamlet:fig12",
     "fig12": "experiments.reporting.fig12:fig12",
+    "motto_fig13": "experiments.reporting.motto:fig13",
+    "motto_fig14": "experiments.reporting.motto:fig14",
 }
 
 

@@ -93,9 +93,10 @@ def test_sh_mdt_detects_per_pattern_what_each_detects_alone(seed):
 
 
 def test_sh_mdt_shares_the_sub_query_motto_chose():
-    """MOTTO computes CONJ(B & D) once and SEQ(A, B, D), SEQ(C, B, D) from it (MST + OTT); in the
-    MPM the two SEQ patterns share the node over b, d (same key: b before d); the CONJ pattern's
-    copy has no order check, so its sharing with the SEQ ones is lost (the documented approximation)."""
+    """MOTTO, planning for the MPM (no OTT arcs: an MPM cannot filter a CONJ into a SEQ), computes
+    SEQ(B, D) once for the three SEQ patterns (DST, then MST substring and merge) and SEQ(A, B, D)
+    whole inside SEQ(A, B, C, D) (MST merge with its time filter, a chain of sources): the MPM shares
+    the node over b, d among the three SEQ patterns and the node over a, b, d between two."""
     import algorithms.multi.sh_mdt as m
 
     pats = parse_patterns("""
@@ -105,9 +106,11 @@ def test_sh_mdt_shares_the_sub_query_motto_chose():
         PATTERN AND(A a, C c, B b, D d) WITHIN 5 seconds""")
     stats = Statistics({"A": 1.0, "B": 2.0, "C": 3.0, "D": 0.5}, {})
     r = plan_workload(pats, "SH-MDT", stats, time_limit=5.0)
-    assert any(s.derivation.composition is not None and "B" in s.query.types for s in m.last_motto_plan.steps)
-    shared = [n for n in r.plan.shared_nodes() if n.size == 2]
-    assert [sorted(o for o in n.users) for n in shared] == [[(1, 0), (2, 0)]]
+    steps = m.last_motto_plan.steps
+    assert any(s.derivation.composition is not None and "B" in s.query.types for s in steps)
+    assert not any("OTT" in s.derivation.techniques for s in steps)
+    assert [sorted(n.users) for n in r.plan.shared_nodes() if n.size == 2] == [[(0, 0), (1, 0), (2, 0)]]
+    assert [sorted(n.users) for n in r.plan.shared_nodes() if n.size == 3] == [[(0, 0), (1, 0)]]
     assert r.cost < r.trivial_cost
     stream = random_stream(random.Random(5), min_events=10, max_events=14)
     res = evaluate_workload(pats, r.plan, stream)
