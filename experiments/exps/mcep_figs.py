@@ -13,9 +13,11 @@ Swept parameters: ``workload_size`` (patterns), ``pattern_size`` (average events
 density) and ``rate_diff`` (normalized arrival-rate difference), and ``reshuffle_every`` (events
 between two reshuffles of ``reshuffle_types`` types, MCEP 6.2.3), whose algorithms are ``static``
 (one SA-EDGE plan made on the first chunk's statistics) and ``adaptive`` (re-planned with SA-EDGE
-whenever a type's rate measured over the last chunk differs from the one planned for by more than
-``drift`` -- a factor ``1 + drift`` either way).  Both run the stream in chunks of ``chunk`` events
-with the plan of the moment, so they report the same matches (those inside a chunk).
+whenever a type's rate measured over the last chunk of ``chunk`` events differs from the one planned
+for by more than ``drift`` -- a factor ``1 + drift`` either way).  Static runs the stream in one pass;
+adaptive hands each new plan over by replaying the widest window before its segment
+(:func:`adaptive_run`), so both report exactly the same matches, those spanning a re-planning point
+included.
 
 The search runs for ``search_steps`` steps when the scale gives them (deterministic: plans, costs
 and counts re-run identically, as ``verify`` requires) and for ``search_time`` seconds otherwise and
@@ -31,6 +33,7 @@ cell group.
 
 from __future__ import annotations
 
+import itertools
 import json
 import statistics
 import time
@@ -200,10 +203,21 @@ def rates_drifted(planned: Mapping[str, float], measured: Mapping[str, float], d
     return False
 
 
-def _adaptive_cell(spec: Mapping) -> list[dict]:
+def adaptive_run(spec: Mapping):
+    """Static or adaptive detection over the reshuffled stream (MCEP 6.2.3); returns the
+    :class:`evaluators.multi.MultiResult`, the planning time and the number of re-plans.
+
+    The stream is looked at in chunks of ``chunk`` events.  ``static`` plans once (SA-EDGE on the first
+    chunk's statistics) and runs the whole stream in one pass.  ``adaptive`` re-plans after every chunk
+    whose measured rates drifted (:func:`rates_drifted`) from the ones planned for, the new plan taking
+    over at the next chunk; the stream then runs as segments of one plan each
+    (:func:`evaluators.multi.evaluate_segments`: each plan replays the widest window before its segment
+    and reports the matches whose last event is in it), so both report exactly the matches of one pass
+    over the whole stream, those spanning a re-planning point included.
+    """
     from algorithms.multi import plan_workload
     from cep.events import Event, EventStream
-    from evaluators.multi import evaluate_workload
+    from evaluators.multi import evaluate_segments
     from experiments.experiment_stream import experiment_stream
     from experiments.mcep_workloads import reshuffle_types
     from experiments.statistics import estimate_workload_statistics
@@ -215,51 +229,53 @@ def _adaptive_cell(spec: Mapping) -> list[dict]:
     stream = reshuffle_types(base, every, int(p["reshuffle_types"]), pool, seed=int(spec["seed"])) if every > 0 else base
     pats = workload_of(spec, pool, dict(base.type_counts()), base)
     chunk = int(p["chunk"])
-    chunks = [stream.events[i:i + chunk] for i in range(0, len(stream), chunk)]
+    starts = list(range(0, len(stream), chunk))
 
-    def sub(evs):
-        return EventStream([Event(e.type, e.ts, e.attrs) for e in evs], "<chunk>")
+    def sub(a):
+        return EventStream([Event(e.type, e.ts, e.attrs) for e in stream.events[a:a + chunk]], "<chunk>")
 
     def chunk_rates(s):
         span = (s[-1].ts - s[0].ts) or 1.0 if len(s) else 1.0
         return {t: c / span for t, c in s.type_counts().items()}
 
-    def plan_for(evs):
-        s = sub(evs)
+    def plan_for(s):
         st = estimate_workload_statistics(s, pats, seed=int(spec["seed"]))
         r = plan_workload(pats, "SA-EDGE", st, seed=int(spec["seed"]), **_budget(spec))
         return r, chunk_rates(s)
 
-    r, planned_rates = plan_for(chunks[0])
+    r, planned_rates = plan_for(sub(0))
     plan_time = r.plan_time_s
+    segments = [(0, r.plan)]
+    digest = _digest(r.plan)
     replans = 0
-    detect_s = 0.0
-    matches = 0
-    events = 0
-    peak = 0
-    for k, evs in enumerate(chunks):
-        s = sub(evs)
-        try:
-            res = evaluate_workload(pats, r.plan, s, collect_matches=False, max_partial_matches=int(p["max_partial_matches"]),
-                                    max_work=int(p["max_work"]))
-        except EvaluationLimitError as e:
-            return [_row(spec, "throughput_eps", None, status=f"capped: {e}")]
-        detect_s += res.metrics["elapsed_s"]
-        matches += res.metrics["matches"]
-        events += len(evs)
-        peak = max(peak, res.metrics["peak_partial_matches"])
-        if spec["algorithm"] == "adaptive" and k + 1 < len(chunks):
-            measured = chunk_rates(s)
-            if rates_drifted(planned_rates, measured, float(p["drift"])):
+    if spec["algorithm"] == "adaptive":
+        for a, nxt in itertools.pairwise(starts):
+            s = sub(a)
+            if rates_drifted(planned_rates, chunk_rates(s), float(p["drift"])):
                 t0 = time.perf_counter()
-                r, planned_rates = plan_for(evs)
+                r, planned_rates = plan_for(s)
                 plan_time += time.perf_counter() - t0
                 replans += 1
+                d = _digest(r.plan)
+                if d != digest:  # an unchanged plan keeps running: no hand-over
+                    segments.append((nxt, r.plan))
+                    digest = d
+    res = evaluate_segments(pats, segments, stream, max_partial_matches=int(p["max_partial_matches"]),
+                            max_work=int(p["max_work"]))
+    return res, plan_time, replans
+
+
+def _adaptive_cell(spec: Mapping) -> list[dict]:
+    try:
+        res, plan_time, replans = adaptive_run(spec)
+    except EvaluationLimitError as e:
+        return [_row(spec, "throughput_eps", None, status=f"capped: {e}")]
+    m = res.metrics
     return [
-        _row(spec, "throughput_eps", events / detect_s if detect_s > 0 else None),
-        _row(spec, "matches", matches),
-        _row(spec, "events", events),
-        _row(spec, "peak_partial_matches", peak),
+        _row(spec, "throughput_eps", m["throughput_eps"] if m["elapsed_s"] > 0 else None),
+        _row(spec, "matches", m["matches"]),
+        _row(spec, "events", m["events"]),
+        _row(spec, "peak_partial_matches", m["peak_partial_matches"]),
         _row(spec, "plan_time_s", plan_time),
         _row(spec, "replans", replans),
     ]
