@@ -103,6 +103,8 @@ def simulated_annealing(state: SearchState, hood: Neighborhood, owners, rng: ran
     n = 0
     while (max_steps is None and time.perf_counter() < deadline) or (max_steps is not None and n < max_steps):
         move = hood.propose(rng, state.g)
+        if move is None:  # every neighbour re-shares what is shared: nothing left to try
+            break
         old, d = state.apply(move)
         stats.steps += 1
         n += 1
