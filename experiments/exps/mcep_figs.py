@@ -21,7 +21,11 @@ included.
 
 The search runs for ``search_steps`` steps when the scale gives them (deterministic: plans, costs
 and counts re-run identically, as ``verify`` requires) and for ``search_time`` seconds otherwise and
-in the search-time sweep (whose plans then depend on the machine's speed).
+in the search-time sweep (whose plans then depend on the machine's speed).  A time-limited cell
+records the steps each MPG component's search took in its rows' ``params``
+(``search_replay_steps``) and its total as the measured metric ``search_steps``; a cell whose params
+carry ``search_replay_steps`` replays exactly those steps with no clock
+(:func:`algorithms.multi.search.local_search`), which is how ``verify`` re-runs it.
 
 Rows (:mod:`experiments.store`): ``dataset`` the dataset name; ``workload`` ``mcep``; ``algorithm``
 the planner (or static/adaptive); ``x_name``/``x_value`` the sweep; metrics ``throughput_eps``,
@@ -118,10 +122,10 @@ def workload_of(spec: Mapping, pool: list[str], rates: Mapping[str, float], stre
     return pats
 
 
-def _row(spec: Mapping, metric: str, value, *, plan: str = "", status: str = "ok") -> dict:
+def _row(spec: Mapping, metric: str, value, *, plan: str = "", status: str = "ok", extra: Mapping | None = None) -> dict:
     from experiments.store import cell_id
 
-    p = spec["params"]
+    p = {**spec["params"], **(extra or {})}
     return {
         "experiment": spec["experiment"], "dataset": spec["dataset"], "workload": "mcep",
         "size": int(p["workload_size"]), "pattern_id": spec["pattern_id"],
@@ -138,6 +142,9 @@ def _budget(spec: Mapping) -> dict:
     """The search budget: ``search_steps`` steps when the config gives them (a deterministic search,
     so ``verify`` can re-run the cell), except in the search-time sweep; else ``search_time`` seconds."""
     p = spec["params"]
+    replay = p.get("search_replay_steps")
+    if replay is not None:
+        return {"time_limit": 3600.0, "replay_steps": [int(x) for x in replay]}
     steps = p.get("search_steps")
     if steps and spec["x_name"] != "search_time":
         return {"time_limit": 3600.0, "max_steps": int(steps)}
@@ -164,29 +171,38 @@ def run_cell(spec: Mapping) -> list[dict]:
     rates = {t: c for t, c in stream.type_counts().items()}
     pats = workload_of(spec, spec["stream"]["pool"], rates, stream)
     stats = estimate_workload_statistics(stream, pats, seed=int(spec["seed"]))
-    r = plan_workload(pats, spec["algorithm"], stats, seed=int(spec["seed"]), **_budget(spec))
+    budget = _budget(spec)
+    r = plan_workload(pats, spec["algorithm"], stats, seed=int(spec["seed"]), **budget)
     plan = _digest(r.plan)
+    timed = r.search is not None and "max_steps" not in budget
+    extra = {"search_replay_steps": list(r.search.component_steps)} if timed else None
+
+    def row(metric, value, status="ok"):
+        return _row(spec, metric, value, plan=plan, status=status, extra=extra)
+
     rows = [
-        _row(spec, "plan_cost", r.cost, plan=plan),
-        _row(spec, "trivial_cost", r.trivial_cost, plan=plan),
-        _row(spec, "plan_time_s", r.plan_time_s, plan=plan),
-        _row(spec, "mpg_density", measured_density(pats), plan=plan),
+        row("plan_cost", r.cost),
+        row("trivial_cost", r.trivial_cost),
+        row("plan_time_s", r.plan_time_s),
+        row("mpg_density", measured_density(pats)),
     ]
     if r.search is not None:
-        rows.append(_row(spec, "steps_per_s", r.steps_per_s, plan=plan))
+        rows.append(row("steps_per_s", r.steps_per_s))
+        if timed:
+            rows.append(row("search_steps", r.search.steps))
     try:
         runs = [evaluate_workload(pats, r.plan, stream, collect_matches=False, max_partial_matches=int(p["max_partial_matches"]),
                                   max_work=int(p["max_work"])) for _ in range(int(p["repeats"]))]
     except EvaluationLimitError as e:
-        rows.append(_row(spec, "throughput_eps", None, plan=plan, status=f"capped: {e}"))
+        rows.append(row("throughput_eps", None, status=f"capped: {e}"))
         return rows
     m = runs[0].metrics
     rows += [
-        _row(spec, "throughput_eps", statistics.median(x.metrics["throughput_eps"] for x in runs), plan=plan),
-        _row(spec, "matches", m["matches"], plan=plan),
-        _row(spec, "events", m["events"], plan=plan),
-        _row(spec, "peak_partial_matches", m["peak_partial_matches"], plan=plan),
-        _row(spec, "work", m["work"], plan=plan),
+        row("throughput_eps", statistics.median(x.metrics["throughput_eps"] for x in runs)),
+        row("matches", m["matches"]),
+        row("events", m["events"]),
+        row("peak_partial_matches", m["peak_partial_matches"]),
+        row("work", m["work"]),
     ]
     return rows
 

@@ -105,6 +105,21 @@ def test_deterministic_under_a_step_budget():
         assert a.cost == b.cost and a.plan.plans == b.plan.plans
 
 
+@pytest.mark.parametrize("name", ["SA-EDGE", "TS-EDGE", "SA-VERTEX4", "TS-EDGE-PREFIX"])
+def test_a_time_limited_search_replays_exactly_from_its_recorded_steps(name):
+    from experiments.bench_multi import search_workload
+
+    pats, stats = search_workload(24, 0)
+    timed = plan_workload(pats, name, stats, time_limit=0.3, seed=2)
+    steps = timed.search.component_steps
+    assert sum(steps) == timed.search.steps and steps
+    again = plan_workload(pats, name, stats, time_limit=0.001, seed=2, replay_steps=steps)
+    assert again.search.component_steps == steps
+    assert again.plan.plans == timed.plan.plans and again.cost == timed.cost
+    fewer = plan_workload(pats, name, stats, time_limit=0.001, seed=2, replay_steps=[max(0, x - 150) for x in steps])
+    assert fewer.search.steps < timed.search.steps  # the replay runs the steps it is given, not the clock
+
+
 SMALL = [
     """PATTERN SEQ(A a, B b, C c) WHERE a.x < b.x WITHIN 10 seconds
        PATTERN SEQ(A a, B b, D d) WHERE a.x < b.x WITHIN 10 seconds""",
