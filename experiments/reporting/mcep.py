@@ -84,6 +84,8 @@ def _plot(g: dict, sweep: str, title: str, out_dir, name: str, ylabel: str) -> l
         err = [[m - lo for m, lo in zip(means, lows)], [hi - m for m, hi in zip(means, highs)]]
         ax.errorbar(xs, means, yerr=err, color=st.color, marker=st.marker, label=alg, capsize=2, linewidth=1.2, markersize=5)
     ax.axhline(1.0, color="#7F7F7F", linewidth=0.8, linestyle=":")
+    if sweep == "search_time":
+        ax.set_xscale("log")
     ax.set_title(title, fontsize=8)
     finish_axes(ax, xlabel=X_LABELS.get(sweep, sweep), ylabel=ylabel, log_y=True,
                 integer_x=sweep in ("workload_size", "pattern_size", "count_window", "reshuffle_every"))
