@@ -30,9 +30,9 @@ carry ``search_replay_steps`` replays exactly those steps with no clock
 Rows (:mod:`experiments.store`): ``dataset`` the dataset name; ``workload`` ``mcep``; ``algorithm``
 the planner (or static/adaptive); ``x_name``/``x_value`` the sweep; metrics ``throughput_eps``,
 ``matches``, ``events``, ``peak_partial_matches``, ``plan_cost``, ``trivial_cost``, ``plan_time_s``,
-``steps_per_s``, ``mpg_density``, ``replans``.  The report pairs each algorithm with TRIVIAL (static
-with adaptive) of the same sweep, value and seed.  Counts are equal across the algorithms of one
-cell group.
+``steps_per_s``, ``search_steps`` (time-limited searches), ``mpg_density``, ``replans``.  The report
+pairs each algorithm with TRIVIAL (static with adaptive) of the same sweep, value and seed.  Counts
+are equal across the algorithms of one cell group.
 """
 
 from __future__ import annotations
