@@ -88,6 +88,7 @@ METRICS = (
     # MCEP (experiments/exps/mcep_figs.py)
     "trivial_cost",
     "steps_per_s",
+    "search_steps",
     "mpg_density",
     "replans",
     # HAMLET (experiments/exps/hamlet_figs.py)

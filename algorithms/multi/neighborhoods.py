@@ -7,6 +7,18 @@ A move re-plans a few owners so that they share one common subpattern ``P``:
 * ``N_vertex^k`` -- a random vertex ``v_i``, a random ``P`` in its vicinity, and ``min(k, |Gamma_P|)``
   of the owners containing ``P`` (``v_i`` and ``k - 1`` others; ``N_vertex^2 = N_edge``).
 
+``P`` is never what the chosen owners already share.  MCEP Section 4.2: "We restrict P to be different
+from the subpattern that is shared between P_i and P_j in the current MPT (however, its subpatterns
+are allowed)"; Section 5: "The local search process for MPMs functions as described for MPTs".  Our
+reading (:func:`already_shared`): the subpattern the owners share is a node of the current global
+plan that every one of them uses for exactly ``P``'s variables and whose parents none is used by all
+of them -- in an MPT their longest common prefix (a one-event prefix only if it is the first state of
+each), in an MPM any of their maximal shared subtrees (an owner may share several disjoint ones).
+A smaller or different common subpattern is allowed, so is the same ``P`` with other owners.  For
+``N_vertex^k`` the restriction applies to the whole chosen group (with ``k = 2`` it is ``N_edge``'s).
+A draw that breaks it is drawn again (the neighbourhood's distribution conditioned on the rule); after
+:data:`MAX_DRAWS` such draws in a row the neighbourhood of the current plan is taken as empty.
+
 The owners re-planned get the best plan of ``P`` (computed on the first owner's cost model and
 carried to the others through the correspondence, so every one of them holds the same node), then
 the local plan generation algorithm ``A`` completes each (Theorem 4.1 / C.1):
@@ -115,6 +127,34 @@ def _subtrees_post(t: Tree, out: list) -> None:
     out.append(t)
 
 
+#: consecutive draws of an already shared subpattern after which a neighbourhood counts as empty
+MAX_DRAWS = 1000
+
+
+def already_shared(g: GlobalPlan, group) -> bool:
+    """Whether the owners of ``group`` (``(owner, {P's variable: owner's variable})`` pairs) already
+    share exactly the subpattern ``P`` in ``g`` (see the module docstring: a node every owner uses
+    for exactly its variables of ``P``, none of whose parents all of them use; in an MPT a leaf counts
+    only as the first state of every owner).  O(m) for an owner of ``m`` variables."""
+    owners = [o for o, _ in group]
+    if len(set(owners)) < 2 or any(o not in g.plans for o in owners):
+        return False
+    want = {o: g.shapes[o].mask(m.values()) for o, m in group}
+    first = owners[0]
+    for node in g.owner_nodes[first]:
+        users = node.users
+        if users[first][1] != want[first]:
+            continue
+        if not all(o in users and users[o][1] == want[o] for o in owners):
+            continue
+        if g.kind == "order" and node.leaf is not None and not all(o in node.first_users for o in owners):
+            continue
+        if any(all(o in parent.users for o in owners) for parent, _ in node.parents.values()):
+            continue
+        return True
+    return False
+
+
 class LocalPlans:
     """The local plan generation algorithm ``A`` with its answers cached by constraint."""
 
@@ -168,6 +208,7 @@ class Neighborhood:
         self.k = k
         self.vertex = vertex
         self.preserve = preserve and local.kind == "tree"
+        self.last: list = []
         self.restrict(None)
 
     def restrict(self, owners) -> None:
@@ -182,8 +223,22 @@ class Neighborhood:
         return tuple(sorted(rng.sample(pairs, size)))
 
     def propose(self, rng: random.Random, g: GlobalPlan) -> dict | None:
+        """A random neighbour of ``g``: the new local plans of the owners re-planned to share a
+        subpattern they do not share yet (``None``: no such neighbour).  ``self.last`` keeps the draw:
+        ``(owner, {P's variable: owner's variable})`` per owner re-planned."""
         if not self.edges:
             return None
+        for _ in range(MAX_DRAWS):
+            group, vs = self._draw(rng)
+            if not already_shared(g, group):
+                break
+        else:
+            return None
+        self.last = group
+        return self._move(rng, g, group, vs)
+
+    def _draw(self, rng: random.Random) -> tuple[list, tuple[str, ...]]:
+        """The owners and the subpattern ``P`` (the first owner's variables ``vs``) of one draw."""
         if self.vertex:
             i = rng.choice(self.vertices)
             cs = rng.choice(self.mpg.of_owner[i])
@@ -200,6 +255,9 @@ class Neighborhood:
             sub = self._subset(rng, cs.pairs)
             vs = tuple(u for u, _ in sub)
             group = [(cs.a, {u: u for u, _ in sub}), (cs.b, dict(sub))]
+        return group, vs
+
+    def _move(self, rng: random.Random, g: GlobalPlan, group: list, vs: tuple[str, ...]) -> dict:
         first = group[0][0]
         base = self.local.sub_plan(first, vs)
         move = {}

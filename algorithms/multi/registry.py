@@ -118,10 +118,13 @@ def trivial_global_plan(clauses, models, kind: str) -> GlobalPlan:
 
 
 def plan_workload(patterns, name: str, stats, *, time_limit: float = 5.0, seed: int = 0,
-                  max_steps: int | None = None, alpha: float = 0.0) -> MultiPlanned:
+                  max_steps: int | None = None, replay_steps: list[int] | None = None,
+                  alpha: float = 0.0) -> MultiPlanned:
     """A global plan for ``patterns`` by the named multi-pattern optimizer or single-pattern planner.
 
-    ``stats``: one :class:`cep.Statistics` for all patterns, or one per pattern."""
+    ``stats``: one :class:`cep.Statistics` for all patterns, or one per pattern.  ``replay_steps``: a
+    local search's ``search.component_steps`` from an earlier run, replayed exactly (no clock; see
+    :mod:`algorithms.multi.search`)."""
     if time_limit is None or not time_limit > 0:
         raise PlanError(f"the time limit must be a positive number of seconds, got {time_limit!r}")
     clauses = workload_clauses(patterns)
@@ -131,7 +134,8 @@ def plan_workload(patterns, name: str, stats, *, time_limit: float = 5.0, seed: 
         spec = MULTI_PLANNERS[name]
         mpg = MultiPatternGraph(clauses, min_size=1 if spec.kind == "order" else 2)
         g, search, initial = local_search(clauses, models, mpg, kind=spec.kind, heuristic=spec.heuristic, k=spec.k,
-                                          vertex=spec.vertex, time_limit=time_limit, seed=seed, max_steps=max_steps)
+                                          vertex=spec.vertex, time_limit=time_limit, seed=seed, max_steps=max_steps,
+                                          replay_steps=replay_steps)
         edges = len(mpg.edges)
     elif name in BASELINE_NAMES:
         from algorithms.multi.baselines import BASELINES

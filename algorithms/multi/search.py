@@ -9,6 +9,11 @@ Both meta-heuristics stop when the time runs out (Appendix B: "we only implement
 timestamp-based stop condition"; ``max_steps`` also stops them, for deterministic runs) and return
 the cheapest state seen, so a search never returns a plan costlier than its start.
 
+A time-limited search is not reproducible, but everything in it except where it stops is: the random
+draws are seeded per component and the deadline is only looked at between steps.  ``SearchStats.
+component_steps`` records the steps each component's search took; ``replay_steps`` (that list) runs
+exactly those steps with no clock, and returns the very plan the timed search returned.
+
 * **Simulated annealing**: a neighbour is accepted when cheaper, otherwise with probability
   ``exp(-delta / c_k)``; ``c_k = 0.99 c_(k-1)``; ``c_0`` is the largest cost difference seen over
   ``I = 1000`` neighbours of the initial state.
@@ -27,6 +32,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
+from cep.errors import PlanError
 from cep.global_plans import GlobalPlan, build_global_plan
 
 from algorithms.multi.costs import IncrementalCost
@@ -41,6 +47,7 @@ class SearchStats:
     elapsed_s: float = 0.0
     c0: float | None = None
     trace: list = field(default_factory=list)  # (seconds since start, best cost)
+    component_steps: list = field(default_factory=list)  # steps per searched component (for replay_steps)
 
     @property
     def steps_per_s(self) -> float:
@@ -81,12 +88,16 @@ def _snapshot(g: GlobalPlan, owners) -> dict:
 
 def simulated_annealing(state: SearchState, hood: Neighborhood, owners, rng: random.Random, deadline: float,
                         stats: SearchStats, *, alpha: float = 0.99, initial_neighbours: int = 1000,
-                        max_steps: int | None = None, t_start: float = 0.0) -> dict:
-    """SA over one component; returns the best plans seen for ``owners``."""
+                        max_steps: int | None = None, t_start: float = 0.0, total_steps: int | None = None) -> dict:
+    """SA over one component; returns the best plans seen for ``owners``.  ``max_steps``: steps after
+    the ``initial_neighbours``; ``total_steps``: exactly that many steps in all (a replay), no clock."""
     best_plans, best = _snapshot(state.g, owners), state.total
     c = 0.0
+    if total_steps is not None:
+        initial_neighbours = min(initial_neighbours, total_steps)
+        max_steps = total_steps - initial_neighbours
     for _ in range(initial_neighbours):
-        if time.perf_counter() > deadline and max_steps is None:
+        if max_steps is None and time.perf_counter() > deadline:
             break
         move = hood.propose(rng, state.g)
         if move is None:
@@ -103,6 +114,8 @@ def simulated_annealing(state: SearchState, hood: Neighborhood, owners, rng: ran
     n = 0
     while (max_steps is None and time.perf_counter() < deadline) or (max_steps is not None and n < max_steps):
         move = hood.propose(rng, state.g)
+        if move is None:  # every neighbour re-shares what is shared: nothing left to try
+            break
         old, d = state.apply(move)
         stats.steps += 1
         n += 1
@@ -120,8 +133,12 @@ def simulated_annealing(state: SearchState, hood: Neighborhood, owners, rng: ran
 
 def tabu_search(state: SearchState, hood: Neighborhood, owners, rng: random.Random, deadline: float,
                 stats: SearchStats, *, neighbours: int = 100, capacity: int = 10_000,
-                max_steps: int | None = None, t_start: float = 0.0) -> dict:
-    """TS over one component; returns the best plans seen for ``owners``."""
+                max_steps: int | None = None, t_start: float = 0.0, total_steps: int | None = None) -> dict:
+    """TS over one component; returns the best plans seen for ``owners``.  ``max_steps``: whole
+    rounds of ``neighbours`` until at least that many steps; ``total_steps``: exactly that many steps,
+    the last round cut where they end (as the deadline cuts it; a replay), no clock."""
+    if total_steps is not None:
+        max_steps = total_steps
     best_plans, best = _snapshot(state.g, owners), state.total
     tabu: deque = deque()
     tabu_set: set = set()
@@ -149,6 +166,8 @@ def tabu_search(state: SearchState, hood: Neighborhood, owners, rng: random.Rand
                 choice, choice_d = move, d
             if max_steps is None and time.perf_counter() > deadline:
                 break
+            if total_steps is not None and n >= total_steps:
+                break
         if choice is None:
             continue
         state.apply(choice)
@@ -163,9 +182,11 @@ def tabu_search(state: SearchState, hood: Neighborhood, owners, rng: random.Rand
 
 def local_search(clauses, models, mpg, *, kind: str, heuristic: str, k: int = 2, vertex: bool = False,
                  time_limit: float = 5.0, seed: int = 0, max_steps: int | None = None,
+                 replay_steps: list[int] | None = None,
                  order_planner: str = "DP-LD", tree_planner: str = "DP-B") -> tuple[GlobalPlan, SearchStats, float]:
     """Run SA or TS over every connected component of ``mpg``; returns the best global plan, the
-    search statistics and the initial (best-local-plans) cost."""
+    search statistics and the initial (best-local-plans) cost.  ``replay_steps``: the
+    ``component_steps`` of an earlier search of the same workload and seed, replayed exactly."""
     local = LocalPlans(kind, models, order_planner=order_planner, tree_planner=tree_planner)
     initial = {o: local.best(o) for o in clauses}
     g = build_global_plan(kind, clauses, initial)
@@ -178,19 +199,24 @@ def local_search(clauses, models, mpg, *, kind: str, heuristic: str, k: int = 2,
     total = sum(len(c) for c in comps) or 1
     t0 = time.perf_counter()
     stats.trace.append((0.0, initial_cost))
-    steps_left = max_steps
-    for comp in comps:
+    if replay_steps is not None and len(replay_steps) != len(comps):
+        raise PlanError(f"replay_steps has {len(replay_steps)} entries for {len(comps)} components")
+    for i, comp in enumerate(comps):
         hood.restrict(comp)
         if not hood.edges:
+            stats.component_steps.append(0)
             continue
         budget = time_limit * len(comp) / total
         deadline = time.perf_counter() + budget
         rng = random.Random(hash((seed, comp[0])) & 0xFFFFFFFF)
-        per = None if steps_left is None else max(1, max_steps * len(comp) // total)
+        per = None if max_steps is None else max(1, max_steps * len(comp) // total)
+        exact = None if replay_steps is None else int(replay_steps[i])
+        before = stats.steps
         if heuristic == "SA":
-            best = simulated_annealing(state, hood, comp, rng, deadline, stats, max_steps=per, t_start=t0)
+            best = simulated_annealing(state, hood, comp, rng, deadline, stats, max_steps=per, t_start=t0, total_steps=exact)
         else:
-            best = tabu_search(state, hood, comp, rng, deadline, stats, max_steps=per, t_start=t0)
+            best = tabu_search(state, hood, comp, rng, deadline, stats, max_steps=per, t_start=t0, total_steps=exact)
+        stats.component_steps.append(stats.steps - before)
         state.apply(best)
     stats.elapsed_s = time.perf_counter() - t0
     cost.recompute()

@@ -244,9 +244,17 @@ class MultiRuntime:
 
     # ---- running -------------------------------------------------------------------------------
     def run(self, stream: Sequence[Event], *, collect_matches: bool = True,
-            max_partial_matches: int | None = None, max_work: int | None = None) -> MultiResult:
+            max_partial_matches: int | None = None, max_work: int | None = None,
+            count_from: int = 0, count_to: int | None = None) -> MultiResult:
+        """Detect over ``stream``.  Only matches whose last positive event is at a position in
+        ``[count_from, count_to)`` are reported (default: all); events after ``count_to`` only release
+        the matches held for a negation check, as they would in a longer run (see
+        :func:`evaluators.multi.engine.evaluate_segments`)."""
         g = self.g
         n = len(stream)
+        count_to = n if count_to is None else min(count_to, n)
+        if (count_from > 0 or count_to < n) and any(sp.strategy is Strategy.NEXT for sp in g.clauses.values()):
+            raise PlanError("skip-till-next-match selects over the whole stream: it cannot be counted by segment")
         TS = [e.ts for e in stream]
         AT = [e.attrs for e in stream]
         env = {"TS": TS, "AT": AT}
@@ -373,6 +381,8 @@ class MultiRuntime:
                     rn.slow.append(o)
             rn.internal = rn.node.leaf is None
 
+        on = [count_from <= 0]  # whether matches ending at the current event are reported
+
         def push(rn, inst):
             if rn.store:
                 rn.items.append(inst)
@@ -383,11 +393,12 @@ class MultiRuntime:
                         if live[1] > cap:
                             raise PartialMatchLimitError(
                                 f"more than {max_partial_matches:,} live partial matches")
-            for p, span, wide in rn.fast:
-                if wide or inst[1] - inst[0] <= span:
-                    counts[p] += 1
-            for o in rn.slow:
-                emit(o, inst)
+            if on[0]:
+                for p, span, wide in rn.fast:
+                    if wide or inst[1] - inst[0] <= span:
+                        counts[p] += 1
+                for o in rn.slow:
+                    emit(o, inst)
             for prn, join, sib in rn.ups:
                 items = sib.items
                 if items:
@@ -403,6 +414,11 @@ class MultiRuntime:
         for j in range(n):
             e = stream[j]
             tj = TS[j]
+            on[0] = count_from <= j
+            if j >= count_to:  # past the counted part: only release held matches
+                if not (pend_ts or pend_pos):
+                    break
+                on[0] = False
             if pend_ts or pend_pos:
                 while pend_ts and pend_ts[0][0] < tj:
                     item = heapq.heappop(pend_ts)
@@ -425,7 +441,7 @@ class MultiRuntime:
                         rn.grow = [x for x in rn.grow if x[0] >= thr]
                         live[0] -= gb - len(rn.grow)
             leaves = by_type.get(e.type)
-            if not leaves:
+            if not leaves or j >= count_to:
                 continue
             for rn in leaves:
                 if not rn.accept(j):

@@ -13,24 +13,31 @@ Swept parameters: ``workload_size`` (patterns), ``pattern_size`` (average events
 density) and ``rate_diff`` (normalized arrival-rate difference), and ``reshuffle_every`` (events
 between two reshuffles of ``reshuffle_types`` types, MCEP 6.2.3), whose algorithms are ``static``
 (one SA-EDGE plan made on the first chunk's statistics) and ``adaptive`` (re-planned with SA-EDGE
-whenever a type's rate measured over the last chunk differs from the one planned for by more than
-``drift`` -- a factor ``1 + drift`` either way).  Both run the stream in chunks of ``chunk`` events
-with the plan of the moment, so they report the same matches (those inside a chunk).
+whenever a type's rate measured over the last chunk of ``chunk`` events differs from the one planned
+for by more than ``drift`` -- a factor ``1 + drift`` either way).  Static runs the stream in one pass;
+adaptive hands each new plan over by replaying the widest window before its segment
+(:func:`adaptive_run`), so both report exactly the same matches, those spanning a re-planning point
+included.
 
 The search runs for ``search_steps`` steps when the scale gives them (deterministic: plans, costs
 and counts re-run identically, as ``verify`` requires) and for ``search_time`` seconds otherwise and
-in the search-time sweep (whose plans then depend on the machine's speed).
+in the search-time sweep (whose plans then depend on the machine's speed).  A time-limited cell
+records the steps each MPG component's search took in its rows' ``params``
+(``search_replay_steps``) and its total as the measured metric ``search_steps``; a cell whose params
+carry ``search_replay_steps`` replays exactly those steps with no clock
+(:func:`algorithms.multi.search.local_search`), which is how ``verify`` re-runs it.
 
 Rows (:mod:`experiments.store`): ``dataset`` the dataset name; ``workload`` ``mcep``; ``algorithm``
 the planner (or static/adaptive); ``x_name``/``x_value`` the sweep; metrics ``throughput_eps``,
 ``matches``, ``events``, ``peak_partial_matches``, ``plan_cost``, ``trivial_cost``, ``plan_time_s``,
-``steps_per_s``, ``mpg_density``, ``replans``.  The report pairs each algorithm with TRIVIAL (static
-with adaptive) of the same sweep, value and seed.  Counts are equal across the algorithms of one
-cell group.
+``steps_per_s``, ``search_steps`` (time-limited searches), ``mpg_density``, ``replans``.  The report
+pairs each algorithm with TRIVIAL (static with adaptive) of the same sweep, value and seed.  Counts
+are equal across the algorithms of one cell group.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import statistics
 import time
@@ -115,10 +122,10 @@ def workload_of(spec: Mapping, pool: list[str], rates: Mapping[str, float], stre
     return pats
 
 
-def _row(spec: Mapping, metric: str, value, *, plan: str = "", status: str = "ok") -> dict:
+def _row(spec: Mapping, metric: str, value, *, plan: str = "", status: str = "ok", extra: Mapping | None = None) -> dict:
     from experiments.store import cell_id
 
-    p = spec["params"]
+    p = {**spec["params"], **(extra or {})}
     return {
         "experiment": spec["experiment"], "dataset": spec["dataset"], "workload": "mcep",
         "size": int(p["workload_size"]), "pattern_id": spec["pattern_id"],
@@ -135,6 +142,9 @@ def _budget(spec: Mapping) -> dict:
     """The search budget: ``search_steps`` steps when the config gives them (a deterministic search,
     so ``verify`` can re-run the cell), except in the search-time sweep; else ``search_time`` seconds."""
     p = spec["params"]
+    replay = p.get("search_replay_steps")
+    if replay is not None:
+        return {"time_limit": 3600.0, "replay_steps": [int(x) for x in replay]}
     steps = p.get("search_steps")
     if steps and spec["x_name"] != "search_time":
         return {"time_limit": 3600.0, "max_steps": int(steps)}
@@ -161,29 +171,38 @@ def run_cell(spec: Mapping) -> list[dict]:
     rates = {t: c for t, c in stream.type_counts().items()}
     pats = workload_of(spec, spec["stream"]["pool"], rates, stream)
     stats = estimate_workload_statistics(stream, pats, seed=int(spec["seed"]))
-    r = plan_workload(pats, spec["algorithm"], stats, seed=int(spec["seed"]), **_budget(spec))
+    budget = _budget(spec)
+    r = plan_workload(pats, spec["algorithm"], stats, seed=int(spec["seed"]), **budget)
     plan = _digest(r.plan)
+    timed = r.search is not None and "max_steps" not in budget
+    extra = {"search_replay_steps": list(r.search.component_steps)} if timed else None
+
+    def row(metric, value, status="ok"):
+        return _row(spec, metric, value, plan=plan, status=status, extra=extra)
+
     rows = [
-        _row(spec, "plan_cost", r.cost, plan=plan),
-        _row(spec, "trivial_cost", r.trivial_cost, plan=plan),
-        _row(spec, "plan_time_s", r.plan_time_s, plan=plan),
-        _row(spec, "mpg_density", measured_density(pats), plan=plan),
+        row("plan_cost", r.cost),
+        row("trivial_cost", r.trivial_cost),
+        row("plan_time_s", r.plan_time_s),
+        row("mpg_density", measured_density(pats)),
     ]
     if r.search is not None:
-        rows.append(_row(spec, "steps_per_s", r.steps_per_s, plan=plan))
+        rows.append(row("steps_per_s", r.steps_per_s))
+        if timed:
+            rows.append(row("search_steps", r.search.steps))
     try:
         runs = [evaluate_workload(pats, r.plan, stream, collect_matches=False, max_partial_matches=int(p["max_partial_matches"]),
                                   max_work=int(p["max_work"])) for _ in range(int(p["repeats"]))]
     except EvaluationLimitError as e:
-        rows.append(_row(spec, "throughput_eps", None, plan=plan, status=f"capped: {e}"))
+        rows.append(row("throughput_eps", None, status=f"capped: {e}"))
         return rows
     m = runs[0].metrics
     rows += [
-        _row(spec, "throughput_eps", statistics.median(x.metrics["throughput_eps"] for x in runs), plan=plan),
-        _row(spec, "matches", m["matches"], plan=plan),
-        _row(spec, "events", m["events"], plan=plan),
-        _row(spec, "peak_partial_matches", m["peak_partial_matches"], plan=plan),
-        _row(spec, "work", m["work"], plan=plan),
+        row("throughput_eps", statistics.median(x.metrics["throughput_eps"] for x in runs)),
+        row("matches", m["matches"]),
+        row("events", m["events"]),
+        row("peak_partial_matches", m["peak_partial_matches"]),
+        row("work", m["work"]),
     ]
     return rows
 
@@ -200,10 +219,21 @@ def rates_drifted(planned: Mapping[str, float], measured: Mapping[str, float], d
     return False
 
 
-def _adaptive_cell(spec: Mapping) -> list[dict]:
+def adaptive_run(spec: Mapping):
+    """Static or adaptive detection over the reshuffled stream (MCEP 6.2.3); returns the
+    :class:`evaluators.multi.MultiResult`, the planning time and the number of re-plans.
+
+    The stream is looked at in chunks of ``chunk`` events.  ``static`` plans once (SA-EDGE on the first
+    chunk's statistics) and runs the whole stream in one pass.  ``adaptive`` re-plans after every chunk
+    whose measured rates drifted (:func:`rates_drifted`) from the ones planned for, the new plan taking
+    over at the next chunk; the stream then runs as segments of one plan each
+    (:func:`evaluators.multi.evaluate_segments`: each plan replays the widest window before its segment
+    and reports the matches whose last event is in it), so both report exactly the matches of one pass
+    over the whole stream, those spanning a re-planning point included.
+    """
     from algorithms.multi import plan_workload
     from cep.events import Event, EventStream
-    from evaluators.multi import evaluate_workload
+    from evaluators.multi import evaluate_segments
     from experiments.experiment_stream import experiment_stream
     from experiments.mcep_workloads import reshuffle_types
     from experiments.statistics import estimate_workload_statistics
@@ -215,51 +245,53 @@ def _adaptive_cell(spec: Mapping) -> list[dict]:
     stream = reshuffle_types(base, every, int(p["reshuffle_types"]), pool, seed=int(spec["seed"])) if every > 0 else base
     pats = workload_of(spec, pool, dict(base.type_counts()), base)
     chunk = int(p["chunk"])
-    chunks = [stream.events[i:i + chunk] for i in range(0, len(stream), chunk)]
+    starts = list(range(0, len(stream), chunk))
 
-    def sub(evs):
-        return EventStream([Event(e.type, e.ts, e.attrs) for e in evs], "<chunk>")
+    def sub(a):
+        return EventStream([Event(e.type, e.ts, e.attrs) for e in stream.events[a:a + chunk]], "<chunk>")
 
     def chunk_rates(s):
         span = (s[-1].ts - s[0].ts) or 1.0 if len(s) else 1.0
         return {t: c / span for t, c in s.type_counts().items()}
 
-    def plan_for(evs):
-        s = sub(evs)
+    def plan_for(s):
         st = estimate_workload_statistics(s, pats, seed=int(spec["seed"]))
         r = plan_workload(pats, "SA-EDGE", st, seed=int(spec["seed"]), **_budget(spec))
         return r, chunk_rates(s)
 
-    r, planned_rates = plan_for(chunks[0])
+    r, planned_rates = plan_for(sub(0))
     plan_time = r.plan_time_s
+    segments = [(0, r.plan)]
+    digest = _digest(r.plan)
     replans = 0
-    detect_s = 0.0
-    matches = 0
-    events = 0
-    peak = 0
-    for k, evs in enumerate(chunks):
-        s = sub(evs)
-        try:
-            res = evaluate_workload(pats, r.plan, s, collect_matches=False, max_partial_matches=int(p["max_partial_matches"]),
-                                    max_work=int(p["max_work"]))
-        except EvaluationLimitError as e:
-            return [_row(spec, "throughput_eps", None, status=f"capped: {e}")]
-        detect_s += res.metrics["elapsed_s"]
-        matches += res.metrics["matches"]
-        events += len(evs)
-        peak = max(peak, res.metrics["peak_partial_matches"])
-        if spec["algorithm"] == "adaptive" and k + 1 < len(chunks):
-            measured = chunk_rates(s)
-            if rates_drifted(planned_rates, measured, float(p["drift"])):
+    if spec["algorithm"] == "adaptive":
+        for a, nxt in itertools.pairwise(starts):
+            s = sub(a)
+            if rates_drifted(planned_rates, chunk_rates(s), float(p["drift"])):
                 t0 = time.perf_counter()
-                r, planned_rates = plan_for(evs)
+                r, planned_rates = plan_for(s)
                 plan_time += time.perf_counter() - t0
                 replans += 1
+                d = _digest(r.plan)
+                if d != digest:  # an unchanged plan keeps running: no hand-over
+                    segments.append((nxt, r.plan))
+                    digest = d
+    res = evaluate_segments(pats, segments, stream, max_partial_matches=int(p["max_partial_matches"]),
+                            max_work=int(p["max_work"]))
+    return res, plan_time, replans
+
+
+def _adaptive_cell(spec: Mapping) -> list[dict]:
+    try:
+        res, plan_time, replans = adaptive_run(spec)
+    except EvaluationLimitError as e:
+        return [_row(spec, "throughput_eps", None, status=f"capped: {e}")]
+    m = res.metrics
     return [
-        _row(spec, "throughput_eps", events / detect_s if detect_s > 0 else None),
-        _row(spec, "matches", matches),
-        _row(spec, "events", events),
-        _row(spec, "peak_partial_matches", peak),
+        _row(spec, "throughput_eps", m["throughput_eps"] if m["elapsed_s"] > 0 else None),
+        _row(spec, "matches", m["matches"]),
+        _row(spec, "events", m["events"]),
+        _row(spec, "peak_partial_matches", m["peak_partial_matches"]),
         _row(spec, "plan_time_s", plan_time),
         _row(spec, "replans", replans),
     ]

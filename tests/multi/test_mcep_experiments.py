@@ -112,3 +112,29 @@ def test_cells_store_rows_and_the_report_section_has_claims(tiny_rows, tmp_path)
     section = fig13(SectionInput("mcep_fig13", df, {}, tmp_path))
     assert section.claims and section.figures
     assert any("adaptive" in c.claim for c in section.claims)
+
+
+def test_verify_replays_a_time_limited_fig11_cell_exactly():
+    """A search-time cell records its steps per component; verify's re-run replays them, and the
+    plan, costs and counts come out identical."""
+    import pandas as pd
+    from hydra import compose, initialize_config_dir
+
+    from experiments.exps.mcep_figs import build_specs, run_cell
+    from experiments.verify import replay_spec
+
+    root = Path(__file__).resolve().parents[2]
+    with initialize_config_dir(config_dir=str(root / "configs"), version_base="1.3"):
+        cfg = compose("config", overrides=[
+            "+exp=mcep_fig11", "runner=serial", "exp.scales.quick.seeds=[0]", "exp.scales.quick.repeats=1",
+            "exp.scales.quick.windows=3", "exp.scales.quick.events_per_window=5",
+            "exp.scales.quick.values.search_time=[0.3]", "exp.scales.quick.base.workload_size=5",
+        ])
+    spec = next(s for s in build_specs(cfg) if s["algorithm"] == "TS-EDGE")
+    rows = pd.DataFrame(run_cell(spec))
+    replayed = replay_spec(spec, rows)
+    assert replayed["params"]["search_replay_steps"] and "search_replay_steps" not in spec["params"]
+    again = pd.DataFrame(run_cell(replayed))
+    assert set(again["plan"]) == set(rows["plan"])
+    for metric in ("plan_cost", "trivial_cost", "matches", "events", "work", "peak_partial_matches", "search_steps"):
+        assert again.loc[again.metric == metric, "value"].tolist() == rows.loc[rows.metric == metric, "value"].tolist()

@@ -105,6 +105,21 @@ def test_deterministic_under_a_step_budget():
         assert a.cost == b.cost and a.plan.plans == b.plan.plans
 
 
+@pytest.mark.parametrize("name", ["SA-EDGE", "TS-EDGE", "SA-VERTEX4", "TS-EDGE-PREFIX"])
+def test_a_time_limited_search_replays_exactly_from_its_recorded_steps(name):
+    from experiments.bench_multi import search_workload
+
+    pats, stats = search_workload(24, 0)
+    timed = plan_workload(pats, name, stats, time_limit=0.3, seed=2)
+    steps = timed.search.component_steps
+    assert sum(steps) == timed.search.steps and steps
+    again = plan_workload(pats, name, stats, time_limit=0.001, seed=2, replay_steps=steps)
+    assert again.search.component_steps == steps
+    assert again.plan.plans == timed.plan.plans and again.cost == timed.cost
+    fewer = plan_workload(pats, name, stats, time_limit=0.001, seed=2, replay_steps=[max(0, x - 150) for x in steps])
+    assert fewer.search.steps < timed.search.steps  # the replay runs the steps it is given, not the clock
+
+
 SMALL = [
     """PATTERN SEQ(A a, B b, C c) WHERE a.x < b.x WITHIN 10 seconds
        PATTERN SEQ(A a, B b, D d) WHERE a.x < b.x WITHIN 10 seconds""",
@@ -142,3 +157,87 @@ def test_exhaustive_enumeration_finds_nothing_cheaper_than_a_long_search(case, n
     r = plan_workload(pats, name, stats, time_limit=60, max_steps=1500, seed=0)
     gap = r.cost / best - 1
     assert gap <= 1e-9, f"{name} on case {case}: search {r.cost:.6g}, exhaustive {best:.6g}, gap {gap:.2%}"
+
+
+# ---- MCEP 4.2: a move never re-shares the subpattern the chosen owners already share ---------------
+def _hood(text, kind, plans, *, k=2, vertex=False):
+    from algorithms.multi.neighborhoods import LocalPlans, Neighborhood
+
+    pats = parse_patterns(text)
+    clauses = workload_clauses(pats)
+    types = sorted({t for p in pats for t in p.event_types})
+    models = workload_models(clauses, Statistics({t: 1.0 + i for i, t in enumerate(types)}, {}))
+    mpg = MultiPatternGraph(clauses, min_size=1 if kind == "order" else 2)
+    g = build_global_plan(kind, clauses, {(i, 0): p for i, p in enumerate(plans)})
+    return g, Neighborhood(mpg, LocalPlans(kind, models), k=k, vertex=vertex)
+
+
+def _drawn(g, hood, n=400):
+    """The subpatterns the proposals drew, as frozensets of (owner, its variables)."""
+    rng = random.Random(0)
+    out = Counter()
+    for _ in range(n):
+        assert hood.propose(rng, g) is not None
+        out[frozenset((o, frozenset(m.values())) for o, m in hood.last)] += 1
+    return out
+
+
+def _p(*owner_vars):
+    return frozenset(((i, 0), frozenset(vs)) for i, vs in owner_vars)
+
+
+def test_edge_prefix_never_proposes_the_shared_prefix_but_does_its_subpatterns():
+    # both orders start (a, b): the longest common prefix is {a, b}; Gamma = {a}, {b}, {a, b}
+    g, hood = _hood("""
+    PATTERN SEQ(A a, B b, C c) WITHIN 10 seconds
+    PATTERN SEQ(A a, B b, D d) WITHIN 10 seconds""", "order", [OrderPlan(("a", "b", "c")), OrderPlan(("a", "b", "d"))])
+    drawn = _drawn(g, hood)
+    assert _p((0, "ab"), (1, "ab")) not in drawn
+    assert drawn[_p((0, "a"), (1, "a"))] > 0 and drawn[_p((0, "b"), (1, "b"))] > 0
+
+
+def test_edge_prefix_shared_first_state_is_excluded_only_when_it_is_the_whole_shared_prefix():
+    text = """
+    PATTERN SEQ(A a, B b, C c) WITHIN 10 seconds
+    PATTERN SEQ(A a, B b, D d) WITHIN 10 seconds"""
+    g, hood = _hood(text, "order", [OrderPlan(("a", "c", "b")), OrderPlan(("a", "d", "b"))])
+    drawn = _drawn(g, hood)  # they share the first state {a} only
+    assert _p((0, "a"), (1, "a")) not in drawn and drawn[_p((0, "ab"), (1, "ab"))] > 0
+    g, hood = _hood(text, "order", [OrderPlan(("c", "a", "b")), OrderPlan(("d", "a", "b"))])
+    drawn = _drawn(g, hood)  # nothing shared (a is in both, but no common prefix): all of Gamma
+    assert {p for p in drawn} == {_p((0, "a"), (1, "a")), _p((0, "b"), (1, "b")), _p((0, "ab"), (1, "ab"))}
+
+
+def test_edge_on_multitree_excludes_every_maximal_shared_subtree():
+    # two disjoint maximal shared subtrees {a, b} and {c, d}; {a, b, c, d} and the mixed pairs remain
+    g, hood = _hood("""
+    PATTERN AND(A a, B b, C c, D d, E e) WITHIN 10 seconds
+    PATTERN AND(A a, B b, C c, D d, F f) WITHIN 10 seconds""", "tree",
+                    [TreePlan(((("a", "b"), "e"), ("c", "d"))), TreePlan(((("a", "b"), "f"), ("c", "d")))])
+    drawn = _drawn(g, hood)
+    assert _p((0, "ab"), (1, "ab")) not in drawn and _p((0, "cd"), (1, "cd")) not in drawn
+    for vs in ("abcd", "ac", "bd", "abc"):
+        assert drawn[_p((0, vs), (1, vs))] > 0
+
+
+def test_vertex_excludes_what_the_whole_group_shares_not_what_two_of_it_share():
+    text = """
+    PATTERN AND(A a, B b, C c) WITHIN 10 seconds
+    PATTERN AND(A a, B b, D d) WITHIN 10 seconds
+    PATTERN AND(A a, B b, E e) WITHIN 10 seconds"""
+    trees = [TreePlan((("a", "b"), x)) for x in "cde"]
+    g, hood = _hood(text, "tree", trees, k=4, vertex=True)
+    assert hood.propose(random.Random(0), g) is None  # Gamma = {a, b} only, shared by all three
+    g, hood = _hood(text, "tree", trees[:2] + [TreePlan(("a", ("b", "e")))], k=4, vertex=True)
+    drawn = _drawn(g, hood)  # only owners 0 and 1 share {a, b}: the group of three may share it
+    assert drawn == Counter({_p((0, "ab"), (1, "ab"), (2, "ab")): 400})
+
+
+def test_a_neighbourhood_with_nothing_new_to_share_is_empty():
+    from algorithms.multi.neighborhoods import already_shared
+
+    g, hood = _hood("""
+    PATTERN AND(A a, B b, C c) WITHIN 10 seconds
+    PATTERN AND(A a, B b, D d) WITHIN 10 seconds""", "tree", [TreePlan((("a", "b"), "c")), TreePlan((("a", "b"), "d"))])
+    assert already_shared(g, [((0, 0), {"a": "a", "b": "b"}), ((1, 0), {"a": "a", "b": "b"})])
+    assert hood.propose(random.Random(0), g) is None
