@@ -206,6 +206,10 @@ def calibrate_workload(patterns: Sequence[Pattern], values, selectivity_range=(0
                 rng = np.random.default_rng(h)
                 target = float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
                 x, y = values(key[0], key[1]), values(key[2], key[3])
+                for t, a, v in ((key[0], key[1], x), (key[2], key[3], y)):
+                    if len(v) == 0:
+                        raise ConfigError(f"cannot calibrate the predicates on {t}.{a}: the stream holds no {t} event "
+                                          "(a longer stream or more events per window gives every pool type events)")
                 d = np.sort(rng.choice(x, pairs) - rng.choice(y, pairs))
                 cache[key] = _offset_for(d, target, c.op)
             conds.append(Comparison(c.op, c.left, BinOp("+", c.right, Const(cache[key]))))

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from cep.errors import ConfigError
 from cep.events import Event, EventStream
 from cep.global_plans import workload_clauses
 from cep.pattern import Not, Op, Window, iter_events
@@ -60,6 +61,18 @@ def test_calibration_keeps_a_shared_predicate_shared():
     vals = {t: rng.normal(size=200) for t in TYPES}
     cal = calibrate_workload(pats, lambda t, a: vals[t], (0.01, 0.5), seed=0)
     assert measured_density(cal) == pytest.approx(measured_density(pats))
+
+
+def test_calibration_names_a_pool_type_without_events():
+    import numpy as np
+
+    pats = make_workload(WorkloadSpec(n_patterns=10, avg_size=4, density=0.5, structure="seq", seed=4), TYPES)
+    rng = np.random.default_rng(0)
+    vals = {t: rng.normal(size=50) for t in TYPES}
+    silent = pats[0].var_types()[next(c.left.var for p in pats[:1] for c in p.conditions)]
+    vals[silent] = np.array([])
+    with pytest.raises(ConfigError, match=f"no {silent} event"):
+        calibrate_workload(pats, lambda t, a: vals[t], (0.01, 0.5), seed=0)
 
 
 def test_reshuffling_permutes_types_every_x_events():
