@@ -31,11 +31,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cep.trends import number
+from evaluators.trends.common import AggregateSum
 
 INF = float("inf")
 
 
-class GraphletAlgebra:
+class GraphletAlgebra(AggregateSum):
     """The coefficient layout of one shared graphlet of type ``etype`` for the queries ``shared``."""
 
     def __init__(self, shared: Sequence, etype: str) -> None:
@@ -63,17 +64,6 @@ class GraphletAlgebra:
     def values(self, attrs: dict) -> list:
         """The entries' attribute values of one event (1 for COUNT(E))."""
         return [1 if a is None else number(attrs[a]) for _, a in self.keys]
-
-    def add(self, a: list, b: list) -> None:
-        """a += b (in place)."""
-        a[0] += b[0]
-        for j, k in enumerate(self.kinds, 1):
-            if k == "sum":
-                a[j] += b[j]
-            elif k == "min":
-                a[j] = min(a[j], b[j])
-            elif b[j] > a[j]:
-                a[j] = b[j]
 
     def step(self, pred: list, vals: list) -> list:
         """The coefficient of an event whose predecessors' coefficients sum to ``pred`` (Equation 2)."""

@@ -42,7 +42,26 @@ def _filter_fn(conditions: Sequence[Comparison], required: Sequence[str], numeri
     return ns["f"]
 
 
-class Aggregates:
+class AggregateSum:
+    """``a += b`` on aggregate states ``[count, entry per kind]``: counts and sums add, MIN and MAX
+    keep the extreme (``kinds``: "sum", "min" or "max" per entry)."""
+
+    kinds: list[str]
+
+    def add(self, a: list, b: list) -> None:
+        """a += b (in place)."""
+        a[0] += b[0]
+        for j, k in enumerate(self.kinds, 1):
+            if k == "sum":
+                a[j] += b[j]
+            elif k == "min":
+                if b[j] < a[j]:
+                    a[j] = b[j]
+            elif b[j] > a[j]:
+                a[j] = b[j]
+
+
+class Aggregates(AggregateSum):
     """The accumulator layout of one query's RETURN clause and its arithmetic."""
 
     def __init__(self, q: TrendQuery) -> None:
@@ -83,18 +102,6 @@ class Aggregates:
         for k in self.kinds:
             z.append(0 if k == "sum" else (INF if k == "min" else -INF))
         return z
-
-    def add(self, a: list, b: list) -> None:
-        """a += b (in place)."""
-        a[0] += b[0]
-        for j, k in enumerate(self.kinds, 1):
-            if k == "sum":
-                a[j] += b[j]
-            elif k == "min":
-                if b[j] < a[j]:
-                    a[j] = b[j]
-            elif b[j] > a[j]:
-                a[j] = b[j]
 
     def extend(self, pred: list | None, start: int, elem: int, attrs: dict) -> list | None:
         """The state of the trends ending at an event of element ``elem`` (Equations 1-2): the

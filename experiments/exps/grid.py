@@ -84,6 +84,30 @@ def scale_settings(cfg: DictConfig, dcfg) -> DictConfig:
     return cfg.scale.datasets[family]
 
 
+def experiment_scale(cfg: DictConfig) -> dict:
+    """The experiment's own settings for the chosen scale (``exp.scales.<scale.name>``), as a dict."""
+    scales = cfg.exp.get("scales") or {}
+    name = cfg.scale.get("name", "quick")
+    if name not in scales:
+        raise ConfigError(f"experiment {cfg.exp.name} has no settings for scale {name!r}; known: {', '.join(scales)}")
+    return OmegaConf.to_container(scales[name], resolve=True)
+
+
+def replayed_pool_stream(cfg: DictConfig, sc: dict, window_s: float, default_pool: int) -> tuple[str, dict]:
+    """The dataset name and the stream spec of a multi-query experiment: the ``type_pool`` most frequent
+    types of ``exp.dataset`` (default NASDAQ), replayed at the scale's events per window and rate ratio."""
+    from experiments.datasets import dataset_config
+
+    dname = cfg.exp.get("dataset", "nasdaq")
+    dcfg = dataset_config(dname)
+    probe = {"dataset": {"name": dname, "path": str(dcfg["path"]), "format": dcfg.get("format", "auto")},
+             "start": None, "end": None}
+    pool = type_pool(raw_stream(probe), int(sc.get("type_pool", default_pool)), int(sc.get("min_events", 20)))
+    return dname, {**probe, "pool": pool, "seed": int(cfg.seed),
+                   "replay": {"window_seconds": float(window_s), "events_per_window": float(sc["events_per_window"]),
+                              "rate_ratio": float(sc.get("rate_ratio", 45.0)), "windows": float(sc["windows"])}}
+
+
 #: the papers' regime (JQPG Section 6.2), stated beside ours in the report
 PAPER_REGIME = {
     "rates_eps": [1.0, 45.0],

@@ -44,7 +44,7 @@ import time
 from pathlib import Path
 from typing import Mapping
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
 from cep.errors import ConfigError, EvaluationLimitError
 
@@ -53,31 +53,14 @@ SWEEPS = ("workload_size", "pattern_size", "search_time", "window", "count_windo
 ADAPTIVE = ("static", "adaptive")
 
 
-def _scale(cfg: DictConfig) -> dict:
-    scales = cfg.exp.get("scales") or {}
-    name = cfg.scale.get("name", "quick")
-    if name not in scales:
-        raise ConfigError(f"experiment {cfg.exp.name} has no settings for scale {name!r}; known: {', '.join(scales)}")
-    return OmegaConf.to_container(scales[name], resolve=True)
-
-
 def build_specs(cfg: DictConfig) -> list[dict]:
-    from experiments.datasets import dataset_config
-    from experiments.exps.grid import type_pool
-    from experiments.experiment_stream import raw_stream
+    from experiments.exps.grid import experiment_scale, replayed_pool_stream
     from experiments.metadata import git_commit
 
     exp = cfg.exp
-    sc = _scale(cfg)
+    sc = experiment_scale(cfg)
     base = dict(sc["base"])
-    dname = exp.get("dataset", "nasdaq")
-    dcfg = dataset_config(dname)
-    probe = {"dataset": {"name": dname, "path": str(dcfg["path"]), "format": dcfg.get("format", "auto")},
-             "start": None, "end": None}
-    pool = type_pool(raw_stream(probe), int(sc["type_pool"]), int(sc.get("min_events", 20)))
-    stream = {**probe, "pool": pool, "seed": int(cfg.seed),
-              "replay": {"window_seconds": float(base["window"]), "events_per_window": float(sc["events_per_window"]),
-                         "rate_ratio": float(sc.get("rate_ratio", 45.0)), "windows": float(sc["windows"])}}
+    dname, stream = replayed_pool_stream(cfg, sc, base["window"], 40)
     common = {"experiment": exp.name, "figure": exp.figure, "dataset": dname, "_code_version": git_commit()}
     specs = []
     for sweep in exp.sweeps:

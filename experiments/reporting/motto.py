@@ -121,6 +121,16 @@ def _cost_gains(df: pd.DataFrame, sweep: str, metric: str = "plan_cost") -> dict
     return out
 
 
+def _sweep_notes(df: pd.DataFrame, g: dict, sweep: str, label: str) -> list[str]:
+    """Per method: throughput, planned cost and work gains over NA along ``sweep``, what was shared,
+    and MOTTO's own objective."""
+    notes = [f"{label}, throughput over NA, {a}: {_fmt(g, a)}" for a in METHODS if a in g]
+    for what, m in (("planned cost gain", "plan_cost"), ("work gain", "work")):
+        cg = _cost_gains(df, sweep, m)
+        notes += [f"{label}, {what} over NA, {a}: {_fmt(cg, a)}" for a in METHODS if a in cg]
+    return notes + _shared_notes(df, sweep) + _motto_objective_notes(df, sweep)
+
+
 def _shared_notes(df: pd.DataFrame, sweep: str) -> list[str]:
     d = df[(df["x_name"] == sweep) & (df["metric"] == "shared_nodes")]
     if not len(d):
@@ -274,11 +284,7 @@ def fig14(inp: SectionInput) -> Section:
     if g:
         figs += _plot(g, "window_ratio", "MOTTO Fig. 14c: throughput over NA by window ratio", inp.figure_dir,
                       "motto_fig14c_window", "normalized throughput (x NA)", log_x=True)
-        notes += [f"window ratio, throughput over NA, {a}: {_fmt(g, a)}" for a in METHODS if a in g]
-        for label, m in (("planned cost gain", "plan_cost"), ("work gain", "work")):
-            cg = _cost_gains(df, "window_ratio", m)
-            notes += [f"window ratio, {label} over NA, {a}: {_fmt(cg, a)}" for a in METHODS if a in cg]
-        notes += _shared_notes(df, "window_ratio") + _motto_objective_notes(df, "window_ratio")
+        notes += _sweep_notes(df, g, "window_ratio", "window ratio")
         claims.append(_everywhere_claim(g, "SH-MDT", "MOTTO improves throughput at every window ratio",
                                         "\"MOTTO improves the throughput on all settings\" (Fig. 14c)"))
         if "SH-MDT" in g and 1.0 in g["SH-MDT"]:
@@ -310,11 +316,7 @@ def fig14(inp: SectionInput) -> Section:
     if g:
         figs += _plot(g, "nesting", "MOTTO Fig. 14d: throughput over NA by nesting level (r = 0)", inp.figure_dir,
                       "motto_fig14d_nesting", "normalized throughput (x NA)")
-        notes += [f"nesting, throughput over NA, {a}: {_fmt(g, a)}" for a in METHODS if a in g]
-        for label, m in (("planned cost gain", "plan_cost"), ("work gain", "work")):
-            cg = _cost_gains(df, "nesting", m)
-            notes += [f"nesting, {label} over NA, {a}: {_fmt(cg, a)}" for a in METHODS if a in cg]
-        notes += _shared_notes(df, "nesting") + _motto_objective_notes(df, "nesting")
+        notes += _sweep_notes(df, g, "nesting", "nesting")
         claims.append(_everywhere_claim(g, "SH-MDT", "MOTTO still gains over NA at every nesting level",
                                         "\"MOTTO is still able to significantly reduce the execution cost of multiple nested pattern queries\""))
         xs = sorted(g.get("SH-MDT", {}))
