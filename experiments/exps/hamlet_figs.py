@@ -155,9 +155,9 @@ def mixed_workload(k: int, window_s: int, pool, stream, dataset: str) -> str:
     ``SEQ(s, t+)``, ``SEQ(t+, e)``, ``SEQ(t+)``), a tumbling window of ``MIXED_WINDOWS[(i // 2) % 4] / 20``
     of ``window_s`` (the paper's 5-20 minutes scaled to our largest window; the executor shares across
     them through panes, Section 3.1), a threshold on ``t``'s close price / speed at no / the 25 / 50 / 75%
-    quantile (``(i + i // 4) % 4``; thresholds that differ are what makes event-level snapshots), and from
-    the fifth query on every fifth one with a start type also a threshold on the start type's attribute
-    (its median), so predicates fall on more than the shared type.  GROUP-BY is not varied: the stock
+    quantile (``(i + i // 4) % 4``; thresholds that differ are what makes event-level snapshots), and
+    every fifth query (``i % 5 == 4``) whose pattern has a start type also a threshold on that type's
+    attribute (its median), so predicates fall on more than the shared type.  GROUP-BY is not varied: the stock
     events carry no grouping attribute but their type (the company), and queries with other grouping
     attributes are not sharable with these (Definition 3.2), so they would only add non-shared queries.
     Kleene sub-patterns longer than one event type (``SEQ(A, B)+``) are outside the trend language
