@@ -8,8 +8,9 @@
   the paper's NYC taxi and smart-home streams (not bundled); same sweeps.
 * ``fig11`` / ``fig12`` -- dynamic against static sharing on the stock data (as the paper) and on
   the ridesharing stream (bursty, one partition): latency and throughput (fig11), memory (fig12);
-  the queries differ in a predicate on the shared Kleene type (thresholds at quantiles of its
-  ``close`` / ``speed``), so sharing costs event-level snapshots and the dynamic optimizer may split.
+  the queries are the paper's second workload (:func:`mixed_workload`: mixed aggregates, windows,
+  pattern lengths and predicates); thresholds at quantiles of the shared Kleene type's ``close`` /
+  ``speed`` make sharing cost event-level snapshots, so the dynamic optimizer may split.
 
 Streams: ridesharing is generated (seeded); stock and traffic are the bundled data restricted to a
 pool of event types (the shared Kleene type -- the pool's first type -- plus start and end types),
@@ -104,30 +105,83 @@ def make_stream(dataset: str, rate: int, minutes: float, seed: int, drivers: int
 
 
 def workload(spec: Mapping, pool, stream) -> str:
+    """The cell's queries as text: Figures 8-10 the first workload of HAMLET Section 5.1, Figures 11-12
+    the second (:func:`mixed_workload`)."""
     from experiments.ridesharing import sharing_workload
 
     p = spec["params"]
     k, w = int(p["queries"]), int(p["window_s"])
-    if spec["dataset"] == "ridesharing" and spec["figure"] not in ("fig11", "fig12"):
+    if spec["dataset"] == "ridesharing" and spec["figure"] not in MIXED_FIGURES:
         return sharing_workload(k, window_seconds=w, extra=" WHERE [driver]")
     if spec["dataset"] == "ridesharing":  # dynamic vs static: one partition, thresholds on Travel's speed
         from experiments.ridesharing import OTHER
 
         pool = ["Travel"] + [t for t in OTHER][: STARTS + ENDS]
+    if spec["figure"] in MIXED_FIGURES:
+        return mixed_workload(k, w, pool, stream, spec["dataset"])
     t, starts, ends = pool[0], pool[1:1 + STARTS], pool[1 + STARTS:]
-    attr = {"ridesharing": "speed", "traffic": "avg_speed"}.get(spec["dataset"], "close")
-    vals = sorted(e.attrs[attr] for e in stream if e.type == t) or [0.0]
-    cuts = [None] + [vals[int(len(vals) * f)] for f in (0.25, 0.5, 0.75)]
+    attr = _FILTER_ATTR.get(spec["dataset"], "close")
+    cuts = _cuts(stream, t, attr)
     out = []
     for i in range(k):
         s, e = starts[i % STARTS], ends[(i // STARTS) % ENDS]
-        where = ""
-        if spec["figure"] in ("fig11", "fig12"):
-            c = cuts[(i // (STARTS * ENDS) + i) % len(cuts)]
-            where = f" WHERE t.{attr} >= {c!r}" if c is not None else ""
-        elif i >= STARTS * ENDS:
-            where = f" WHERE t.{attr} >= {cuts[1 + i % 3]!r}"
+        where = f" WHERE t.{attr} >= {cuts[1 + i % 3]!r}" if i >= STARTS * ENDS else ""
         out.append(f'RETURN COUNT(*) PATTERN SEQ("{s}" s, "{t}" t+, "{e}" e){where} WITHIN {w} seconds')
+    return "\n".join(out)
+
+
+# The second workload of HAMLET Section 5.1 (Figures 11-12): "sharable Kleene patterns of length ranging
+# from 1 to 3, windows sizes ranging from 5 to 20 minutes, different aggregates (e.g., COUNT, AVG, MAX,
+# etc.), as well as groupbys and predicates on a variety of event types".
+MIXED_FIGURES = ("fig11", "fig12")
+MIXED_AGGREGATES = ("COUNT(*)", "COUNT(t)", "SUM(t.{a})", "AVG(t.{a})", "MIN(t.{a})", "MAX(t.{a})")
+MIXED_WINDOWS = (5, 10, 15, 20)  # the paper's minutes, as fractions of the largest (scale.hamlet.window_s)
+MIXED_SHAPES = ("s,t,e", "s,t", "t,e", "t")  # pattern lengths 3, 2, 2, 1 around the shared t+
+_FILTER_ATTR = {"ridesharing": "speed", "traffic": "avg_speed", "nasdaq": "close"}
+_AGG_ATTR = {"ridesharing": "duration", "nasdaq": "volume"}  # integral values: exact sums stay ints
+
+
+def _cuts(stream, etype: str, attr: str) -> list:
+    """No threshold, then the 25/50/75% quantiles of ``attr`` over the events of ``etype``."""
+    vals = sorted(e.attrs[attr] for e in stream if e.type == etype) or [0.0]
+    return [None] + [vals[int(len(vals) * f)] for f in (0.25, 0.5, 0.75)]
+
+
+def mixed_workload(k: int, window_s: int, pool, stream, dataset: str) -> str:
+    """``k`` queries sharing ``t+`` (the pool's first type) that mix the second workload's dimensions.
+
+    Query ``i`` takes aggregate ``MIXED_AGGREGATES[i % 6]`` (COUNT(*), COUNT, SUM, AVG, MIN, MAX of the
+    Kleene events' volume / duration), pattern shape ``MIXED_SHAPES[(i // 3) % 4]`` (``SEQ(s, t+, e)``,
+    ``SEQ(s, t+)``, ``SEQ(t+, e)``, ``SEQ(t+)``), a tumbling window of ``MIXED_WINDOWS[(i // 2) % 4] / 20``
+    of ``window_s`` (the paper's 5-20 minutes scaled to our largest window; the executor shares across
+    them through panes, Section 3.1), a threshold on ``t``'s close price / speed at no / the 25 / 50 / 75%
+    quantile (``(i + i // 4) % 4``; thresholds that differ are what makes event-level snapshots), and
+    every fifth query (``i % 5 == 4``) whose pattern has a start type also a threshold on that type's
+    attribute (its median), so predicates fall on more than the shared type.  GROUP-BY is not varied: the stock
+    events carry no grouping attribute but their type (the company), and queries with other grouping
+    attributes are not sharable with these (Definition 3.2), so they would only add non-shared queries.
+    Kleene sub-patterns longer than one event type (``SEQ(A, B)+``) are outside the trend language
+    (Kleene over one type, Section 3 assumption 3), so "length 1 to 3" is read as the pattern's length.
+    """
+    t, starts, ends = pool[0], pool[1:1 + STARTS], pool[1 + STARTS:]
+    attr, agg_attr = _FILTER_ATTR.get(dataset, "close"), _AGG_ATTR.get(dataset, "volume")
+    cuts = _cuts(stream, t, attr)
+    out = []
+    for i in range(k):
+        s, e = starts[i % STARTS], ends[(i // STARTS) % ENDS]
+        shape = MIXED_SHAPES[(i // 3) % len(MIXED_SHAPES)]
+        elems = {"s": f'"{s}" s', "t": f'"{t}" t+', "e": f'"{e}" e'}
+        conds = []
+        c = cuts[(i + i // 4) % len(cuts)]
+        if c is not None:
+            conds.append(f"t.{attr} >= {c!r}")
+        if "s" in shape and i % 5 == 4:
+            conds.append(f"s.{attr} >= {_cuts(stream, s, attr)[2]!r}")
+        where = f" WHERE {' AND '.join(conds)}" if conds else ""
+        agg = MIXED_AGGREGATES[i % len(MIXED_AGGREGATES)].format(a=agg_attr)
+        win = window_s * MIXED_WINDOWS[(i // 2) % len(MIXED_WINDOWS)] // MIXED_WINDOWS[-1]
+        pattern = ", ".join(elems[x] for x in shape.split(","))
+        out.append(f"RETURN {agg} PATTERN SEQ({pattern}){where} WITHIN {win} seconds")
     return "\n".join(out)
 
 
