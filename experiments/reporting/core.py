@@ -151,6 +151,15 @@ def log_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, fl
     return math.exp(m), math.exp(lo), math.exp(hi), n
 
 
+def interval_order(a: Sequence[float], b: Sequence[float]) -> str:
+    """Where ``log_ci`` interval ``a`` lies against ``b``: "above", "below" or "overlap"."""
+    if a[1] > b[2]:
+        return "above"
+    if a[2] < b[1]:
+        return "below"
+    return "overlap"
+
+
 def paired_ratios(w: pd.DataFrame, metric: str, num: str, den: str, by: Sequence[str] = ("dataset", "pattern_id", "alpha", "strategy")) -> pd.Series:
     """Per pattern (and alpha and strategy), ``metric`` of algorithm ``num`` over that of ``den``:
     the two plans of one pattern compared on the same stream (cells lacking either are left out)."""

@@ -45,8 +45,6 @@ def _claims(df: pd.DataFrame) -> list[Claim]:
             out.append(Claim(f"{ds}: local search best overall", "best overall, up to 3x the runner-up", "n/a", UNCHECKED))
             continue
         ranked = sorted(ov.items(), key=lambda kv: -kv[1])
-        best_local = max(ov.get(a, 0.0) for a in LOCAL)
-        best_other = max((v for a, v in ov.items() if a not in LOCAL), default=float("nan"))
         # per point: the best local search over the best other method
         pts = []
         for sweep in SWEEPS:

@@ -24,6 +24,7 @@ from experiments.reporting.core import (
     Claim,
     Section,
     SectionInput,
+    interval_order,
     log_ci,
 )
 
@@ -215,9 +216,8 @@ def _gain_values(g: dict, alg: str, x) -> list:
 
 def _cis_apart(a, b) -> bool:
     """The 95% CIs of two sets of per-seed gains do not overlap."""
-    _, alo, ahi, na = log_ci(a)
-    _, blo, bhi, nb = log_ci(b)
-    return na > 1 and nb > 1 and (alo > bhi or blo > ahi)
+    ca, cb = log_ci(a), log_ci(b)
+    return ca[3] > 1 and cb[3] > 1 and interval_order(ca, cb) != "overlap"
 
 
 def _fig11_claims(df: pd.DataFrame) -> list[Claim]:

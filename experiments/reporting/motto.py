@@ -17,16 +17,13 @@ import math
 import pandas as pd
 
 from experiments.plotstyle import finish_axes, pyplot, save_figure, style
-from experiments.reporting.core import FAILS, HOLDS, NOT_MEASURABLE, PARTLY, UNCHECKED, Claim, Section, SectionInput, log_ci
+from experiments.reporting.core import (FAILS, HOLDS, NOT_MEASURABLE, PARTLY, UNCHECKED, Claim, Section, SectionInput,
+                                        interval_order, log_ci)
 from experiments.reporting.mcep import _counts_claim, _fmt, gains
 
 METHODS = ["SH-MDT", "LCSE", "MST"]
 X_LABELS = {"r": "basic workload ratio r", "queries": "number of queries",
             "window_ratio": "source window : beneficiary window", "nesting": "nesting level"}
-
-
-def _gm(v) -> float:
-    return log_ci(v)[0] if v else math.nan
 
 
 def _plot(g: dict, sweep: str, title: str, out_dir, name: str, ylabel: str, *, log_x: bool = False,
@@ -77,6 +74,11 @@ def _everywhere_claim(g: dict, alg: str, claim: str, paper: str) -> Claim:
                  "and below 1 somewhere; else not measurable")
 
 
+def _order_verdict(top, bot) -> str:
+    """HOLDS if interval ``top`` lies wholly above ``bot``, FAILS if wholly below, else NOT_MEASURABLE."""
+    return {"above": HOLDS, "below": FAILS}.get(interval_order(top, bot), NOT_MEASURABLE)
+
+
 def _trend_claim(g: dict, alg: str, lo_x, hi_x, claim: str, paper: str, *, higher_at: str) -> Claim:
     """The gain at ``higher_at`` ("lo" or "hi") end exceeds the other end's, intervals separated."""
     if alg not in g or lo_x not in g[alg] or hi_x not in g[alg]:
@@ -84,13 +86,7 @@ def _trend_claim(g: dict, alg: str, lo_x, hi_x, claim: str, paper: str, *, highe
     a, b = log_ci(g[alg][lo_x]), log_ci(g[alg][hi_x])
     top, bot = (a, b) if higher_at == "lo" else (b, a)
     ours = f"{alg}/NA at {lo_x:g}: {a[0]:.2f}x [{a[1]:.2f}, {a[2]:.2f}]; at {hi_x:g}: {b[0]:.2f}x [{b[1]:.2f}, {b[2]:.2f}]"
-    if top[1] > bot[2]:
-        v = HOLDS
-    elif bot[1] > top[2]:
-        v = FAILS
-    else:
-        v = NOT_MEASURABLE
-    return Claim(claim, paper, ours, v, "holds if the interval at the end the paper names lies wholly above the other end's; "
+    return Claim(claim, paper, ours, _order_verdict(top, bot), "holds if the interval at the end the paper names lies wholly above the other end's; "
                                         "does not hold if wholly below; else not measurable")
 
 
@@ -249,7 +245,7 @@ def fig14(inp: SectionInput) -> Section:
             claims.append(Claim("the planned improvement grows with the number of queries",
                                 "\"the improvement with both approaches scales with an increasing number of queries\"",
                                 f"exact: {xs[0]:g} queries {e0[0]:.2f}x, {xs[-1]:g} queries {e1[0]:.2f}x",
-                                HOLDS if e1[1] > e0[2] else FAILS if e1[2] < e0[1] else NOT_MEASURABLE,
+                                _order_verdict(e1, e0),
                                 "optimizer side (planned cost, not throughput): holds if the interval at the most queries lies "
                                 "above the one at the fewest; does not hold if below; else not measurable"))
             ratios = []
@@ -290,8 +286,8 @@ def fig14(inp: SectionInput) -> Section:
         if "SH-MDT" in g and 1.0 in g["SH-MDT"]:
             eq = log_ci(g["SH-MDT"][1.0])
             others = {x: log_ci(v) for x, v in g["SH-MDT"].items() if x != 1.0}
-            above = [x for x, c in others.items() if eq[1] > c[2]]
-            below = [x for x, c in others.items() if eq[2] < c[1]]
+            above = [x for x, c in others.items() if interval_order(eq, c) == "above"]
+            below = [x for x, c in others.items() if interval_order(eq, c) == "below"]
             claims.append(Claim("the gain is highest when the windows are equal",
                                 "\"the performance gain for the case where s_w = b_w is the highest\"",
                                 f"SH-MDT/NA at 1:1 {eq[0]:.2f}x; " + ", ".join(f"{x:g}: {c[0]:.2f}x" for x, c in sorted(others.items())),
@@ -301,14 +297,12 @@ def fig14(inp: SectionInput) -> Section:
             big = [x for x in others if x > 1]
             small = [x for x in others if x < 1]
             if big and small:
-                gb = _gm([v for x in big for v in g["SH-MDT"][x]])
-                gs = _gm([v for x in small for v in g["SH-MDT"][x]])
                 cb = log_ci([v for x in big for v in g["SH-MDT"][x]])
                 cs = log_ci([v for x in small for v in g["SH-MDT"][x]])
                 claims.append(Claim("a smaller source window gains least",
                                     "\"the performance gain for the case where s_w < b_w is the lowest\" (s_w > b_w decreases slightly)",
-                                    f"SH-MDT/NA over s_w > b_w {gb:.2f}x [{cb[1]:.2f}, {cb[2]:.2f}], over s_w < b_w {gs:.2f}x [{cs[1]:.2f}, {cs[2]:.2f}]",
-                                    HOLDS if cb[1] > cs[2] else FAILS if cb[2] < cs[1] else NOT_MEASURABLE,
+                                    f"SH-MDT/NA over s_w > b_w {cb[0]:.2f}x [{cb[1]:.2f}, {cb[2]:.2f}], over s_w < b_w {cs[0]:.2f}x [{cs[1]:.2f}, {cs[2]:.2f}]",
+                                    _order_verdict(cb, cs),
                                     "holds if the pooled s_w > b_w interval lies above the pooled s_w < b_w one; does not hold "
                                     "if below; else not measurable"))
     # (d) nesting level
