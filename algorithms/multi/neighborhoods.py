@@ -208,6 +208,7 @@ class Neighborhood:
         self.k = k
         self.vertex = vertex
         self.preserve = preserve and local.kind == "tree"
+        self.last: list = []
         self.restrict(None)
 
     def restrict(self, owners) -> None:
@@ -223,7 +224,8 @@ class Neighborhood:
 
     def propose(self, rng: random.Random, g: GlobalPlan) -> dict | None:
         """A random neighbour of ``g``: the new local plans of the owners re-planned to share a
-        subpattern they do not share yet (``None``: no such neighbour)."""
+        subpattern they do not share yet (``None``: no such neighbour).  ``self.last`` keeps the draw:
+        ``(owner, {P's variable: owner's variable})`` per owner re-planned."""
         if not self.edges:
             return None
         for _ in range(MAX_DRAWS):
@@ -232,6 +234,7 @@ class Neighborhood:
                 break
         else:
             return None
+        self.last = group
         return self._move(rng, g, group, vs)
 
     def _draw(self, rng: random.Random) -> tuple[list, tuple[str, ...]]:
