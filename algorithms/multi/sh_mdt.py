@@ -63,7 +63,7 @@ from cep.plans import TreePlan, tree_leaves
 
 MOTTO_TIME_BUDGET_S = 5.0  # the exact Steiner search's budget inside SH-MDT; annealing beyond it
 # MOTTO's techniques an MPM can execute: OTT's filter over a weaker source has no MPM node
-MPM_TECHNIQUES = frozenset({"MST-substring", "MST-merge", "window", "nested"})
+MPM_TECHNIQUES = frozenset({"MST-substring", "MST-merge", "window", "nested", "OTT"})
 last_motto_plan = None
 
 
@@ -77,6 +77,7 @@ class Sharing:
     source: Mapping[str, str | None]
     answer: Mapping[int, str]
     rates: Mapping[str, float] = None  # type: ignore[assignment]
+    queries: Mapping[str, object] = None  # type: ignore[assignment]  # vertex -> its MOTTO query (weakenings)
 
     def _by_rate(self, ts) -> tuple[str, ...]:
         r = self.rates or {}
@@ -115,23 +116,23 @@ def sharing_of_motto_plan(mp, qname: Mapping[int, str], rates: Mapping[str, floa
     conditions) cannot be one MPM node with the step's part; the step then shares its projection
     onto the source's types -- a vertex of its own, which the other steps of that source with the
     same projection share (MOTTO's source itself is computed once per projection, not once)."""
-    from algorithms.motto.filters import WindowFilter
-    from algorithms.motto.rewrites import OTT
+    from algorithms.motto.query import order_and_conditions
 
     types: dict[str, tuple[str, ...]] = {}
     source: dict[str, str | None] = {}
+    queries: dict[str, object] = {}
     for s in mp.steps:
         types[s.name] = tuple(s.query.types)
+        queries[s.name] = s.query
         d = s.derivation
-        keep = s.source != "q0" and (d.composition is not None or (d.filters and all(isinstance(f, WindowFilter) for f in d.filters)))
-        if not keep:
+        if s.source == "q0" or (d.composition is None and not d.filters):
             source[s.name] = None
             continue
         src = mp.step(s.source).query
         st = set(src.types)
-        same_conds = ({str(c) for c in s.query.all_conditions() if c.variables <= st}
-                      == {str(c) for c in src.all_conditions()})
-        if OTT not in d.techniques and same_conds:
+        if order_and_conditions(src) is not None:
+            # one DNF clause: the source is an MPM sub-tree, weaker than (or equal to) the step's
+            # projection onto its types; the step's owners compute it weakened under a filter node
             source[s.name] = s.source
             continue
         # the step's projection onto the source's types: its operator, its order of those types, its conditions on them
@@ -141,7 +142,33 @@ def sharing_of_motto_plan(mp, qname: Mapping[int, str], rates: Mapping[str, floa
         pv = f"{s.source}~{s.query.op.value}{key}{conds}"
         types[pv], source[pv] = proj, None
         source[s.name] = pv
-    return Sharing(types, source, {i: mp.answer[n] for i, n in qname.items()}, rates)
+    return Sharing(types, source, {i: mp.answer[n] for i, n in qname.items()}, rates, queries)
+
+
+def weakening_of(sp, var_of: Mapping[str, str], q):
+    """The :class:`cep.global_plans.Weakening` that makes the sub-tree of clause ``sp`` over the
+    types of MOTTO query ``q`` (``var_of``: type -> ``sp``'s variable) compute ``q``: None if ``q``
+    is the clause's projection onto its types, False if ``q`` checks something the clause does not
+    (or is a DISJ)."""
+    from algorithms.motto.query import order_and_conditions
+    from cep.global_plans import ClauseShape, Weakening
+
+    sem = order_and_conditions(q)
+    if sem is None:
+        return False
+    order, conds = sem
+    shape = ClauseShape(sp)
+    inside = {var_of[t] for t in q.types}
+    to_type = {v: t for t, v in var_of.items()}
+    own_order = {(u, v) for u, v in shape.closure if u in inside and v in inside}
+    own_conds = {str(c) for _, c in shape.conds if c.variables <= inside}
+    keep_order = {(var_of[a], var_of[b]) for a, b in order}
+    keep_conds = {str(c) for _, c in shape.conds if c.variables <= inside and str(c.rename(to_type)) in conds}
+    if not keep_order <= own_order or len(keep_conds) != len(conds):
+        return False
+    if keep_order == own_order and keep_conds == own_conds:
+        return None
+    return Weakening(frozenset(keep_order), frozenset(keep_conds))
 
 
 def motto_queries(patterns, clauses) -> tuple[list, dict[int, str]]:
@@ -182,6 +209,7 @@ def sharing_mpm(clauses, models, sharing: Sharing, *, incidental: bool = False) 
     builds it -- one shape per vertex, so that every pattern builds the same sub-tree."""
     from algorithms.multi.neighborhoods import best_subtree, rename_tree
     from algorithms.registry import get_planner
+    from cep.errors import PlanError
     from cep.global_plans import ClauseShape
 
     dpb = get_planner("DP-B")
@@ -202,6 +230,32 @@ def sharing_mpm(clauses, models, sharing: Sharing, *, incidental: bool = False) 
                 first_user.setdefault(y, o)
     shapes: dict = {}
 
+    def nested(x: str) -> list[str]:
+        """``x`` and the shared sources whose shapes ``shape(x)`` contains, outermost first."""
+        out = [x]
+        while True:
+            src = next((y for y in sharing.chain(out[-1])[1:] if y in live and len(sharing.types[y]) >= 2), None)
+            if src is None:
+                return out
+            out.append(src)
+
+    def weak_of(o, x: str):
+        """The owner's weakened sub-trees for ``x``'s shape (its vertices that are weaker than the
+        owner's projection: OTT, fewer conditions), or None if one cannot be computed by it."""
+        queries = sharing.queries or {}
+        cs = ClauseShape(clauses[o])
+        out = {}
+        for y in nested(x):
+            if y not in queries:
+                continue
+            w = weakening_of(clauses[o], var_of[o], queries[y])
+            if w is False:
+                return None
+            if w is not None:  # vertices over the same types stack their filters, outermost first
+                m = cs.mask(var_of[o][ty] for ty in sharing.types[y])
+                out[m] = out.get(m, ()) + (w,)
+        return out
+
     def shape(x: str):
         if x in shapes:
             return shapes[x]
@@ -217,20 +271,30 @@ def sharing_mpm(clauses, models, sharing: Sharing, *, incidental: bool = False) 
         shapes[x] = t
         return t
 
-    plans, masks = {}, {}
+    plans, masks, weak = {}, {}, {}
     for o, sp in clauses.items():
         masks[o] = set()
         x = usable.get(o)
+        w = None if x is None else weak_of(o, x)
         plan = None
-        if x is not None:
+        if w is not None:
             t = rename_tree(shape(x), var_of[o])
             plan = TreePlan(t) if len(sharing.types[x]) == len(var_of[o]) else dpb.plan_containing(models[o], [t]).plan
-            cs = ClauseShape(sp)
-            masks[o] = {cs.mask(vs) for vs in _node_sets(t)}
+            plan = plan if isinstance(plan, TreePlan) else TreePlan(plan)
+            if w:
+                try:  # nested weakenings must keep what their enclosing sub-tree keeps
+                    build_global_plan("tree", {o: sp}, {o: plan}, weak={o: w})
+                except PlanError:
+                    plan, w = None, None
+            if plan is not None:
+                cs = ClauseShape(sp)
+                masks[o] = {cs.mask(vs) for vs in _node_sets(t)}
+                weak[o] = w
         if plan is None:
             plan = dpb.plan_model(models[o]).plan
         plans[o] = plan if isinstance(plan, TreePlan) else TreePlan(plan)
-    return build_global_plan("tree", clauses, plans, share=True, shared_masks=None if incidental else masks)
+    return build_global_plan("tree", clauses, plans, share=True, shared_masks=None if incidental else masks,
+                             weak=weak)
 
 
 def sh_mdt_plan(patterns, clauses, models, stats, *, time_budget_s: float = MOTTO_TIME_BUDGET_S,
@@ -244,7 +308,7 @@ def sh_mdt_plan(patterns, clauses, models, stats, *, time_budget_s: float = MOTT
     sharing = Sharing({}, {}, {})
     if queries:
         mp = optimize(queries, st, time_budget_s=time_budget_s, seed=seed, sa_time_budget_s=time_budget_s, exact=exact,
-                      techniques=MPM_TECHNIQUES, charge_leaves=False)
+                      techniques=MPM_TECHNIQUES, charge_leaves=False, mpm_filters=True)
         last_motto_plan = mp
         sharing = sharing_of_motto_plan(mp, qname, st.rates)
     return sharing_mpm(clauses, models, sharing)
@@ -262,7 +326,8 @@ def motto_baseline_plan(name: str, patterns, clauses, models, stats, *, time_bud
     st = stats[0] if isinstance(stats, (list, tuple)) else stats
     if name == "MST":
         global last_motto_plan
-        last_motto_plan = mst_plan(queries, st, time_budget_s=time_budget_s, seed=seed, charge_leaves=False)
+        last_motto_plan = mst_plan(queries, st, time_budget_s=time_budget_s, seed=seed, charge_leaves=False,
+                                   mpm_filters=True)
         return sharing_mpm(clauses, models, sharing_of_motto_plan(last_motto_plan, qname, st.rates))
     assert name == "LCSE", name
     chosen = lcse_sharing(queries)
