@@ -41,7 +41,8 @@ equal sub-tree it happens to have in common with another.
 **Filter nodes** (MOTTO Section IV-C, OTT, Table I; and its condition and window filters).  An MPM
 owner may compute a sub-tree of its plan as a *weaker* sub-pattern over the same variables -- a
 :class:`Weakening` of the variable set (``weak``): without the precedence between them (SEQ computed
-as CONJ) and/or with fewer of its multi-variable conditions -- and put a **filter node** above it: an
+as CONJ) and/or with fewer of its conditions (a one-variable one is a leaf filter: the weak leaf is
+the less filtered event buffer) -- and put a **filter node** above it: an
 internal node with one child, whose instances are the child's instances that pass what was left out
 (the SEQ pairs among the child's slots -- ``Filter_sc`` -- and the dropped conditions), within the
 node's window (the window filter; every owner still checks its own at its root).  The weak sub-tree's
@@ -73,8 +74,9 @@ class Weakening:
     """How an owner's sub-tree is computed weaker than its clause (module docstring, filter nodes):
     ``keep_order`` lists the precedence pairs ``(u, v)`` of the clause's (transitively closed) order
     among its variables that the weak sub-tree still checks (None: all; empty: SEQ computed as CONJ,
-    ``Filter_sc`` restores the rest); ``keep_conditions`` lists (as ``str``) the multi-variable
-    conditions among its variables the weak sub-tree still checks (None: all) -- the filter node
+    ``Filter_sc`` restores the rest); ``keep_conditions`` lists (as ``str``) the conditions among its
+    variables the weak sub-tree still checks (None: all; one-variable conditions are its leaves'
+    filters, so a weak leaf may be another, less filtered, event buffer) -- the filter node
     above it checks the others.  A weak sub-tree inside another keeps a subset of what the outer
     one keeps."""
 
@@ -111,13 +113,10 @@ class ClauseShape:
         self.bit = {v: 1 << i for i, v in enumerate(self.positive)}
         pos = set(self.positive)
         self.leaf: dict[str, LeafSpec] = {}
+        self.leaf_conds: dict[str, list[Comparison]] = {v: [c for c in sp.conditions if c.variables == {v}]
+                                                        for v in self.positive}
         for v in self.positive:
-            var = sp.var[v]
-            filters = tuple(
-                sorted((c.rename({v: "_0"}) for c in sp.conditions if c.variables == {v}), key=str)
-            )
-            self.leaf[v] = LeafSpec(var.type, var.kind == KLEENE, var.min_size, var.max_size, filters,
-                                    sp.window.kind.value, sp.seq_order.value)
+            self.leaf[v] = self.leaf_spec(v)
         self.conds: list[tuple[int, Comparison]] = []
         for c in sp.conditions:
             if len(c.variables) > 1 and c.variables <= pos:
@@ -132,6 +131,14 @@ class ClauseShape:
                         closure.add((a, d))
                         changed = True
         self.closure = frozenset(closure)
+
+    def leaf_spec(self, v: str, weak: Weakening | None = None) -> LeafSpec:
+        """The leaf of ``v``: its type and its one-variable conditions (those ``weak`` keeps)."""
+        var = self.sp.var[v]
+        filters = tuple(sorted((c.rename({v: "_0"}) for c in self.leaf_conds[v] if weak is None or weak.keeps(c)),
+                               key=str))
+        return LeafSpec(var.type, var.kind == KLEENE, var.min_size, var.max_size, filters,
+                        self.sp.window.kind.value, self.sp.seq_order.value)
 
     def mask(self, names: Iterable[str]) -> int:
         m = 0
@@ -163,13 +170,13 @@ class ClauseShape:
     def filter_checks(self, slots: tuple[str, ...], weak: Weakening,
                       outer: Weakening | None = None) -> tuple[tuple, tuple]:
         """What the filter node above a weak sub-tree over ``slots`` checks, over slot names: the
-        multi-variable conditions and precedence pairs among them that the enclosing sub-tree
+        conditions and precedence pairs among them that the enclosing sub-tree
         (``outer``, None: the owner's clause) checks and ``weak`` leaves out.  A weak sub-tree that
         checks something its enclosing one does not is a :class:`PlanError`."""
         m_all = self.mask(slots)
         ren = {v: f"_{i}" for i, v in enumerate(slots)}
         idx = {v: i for i, v in enumerate(slots)}
-        inside = [c for m, c in self.conds if m & m_all == m]
+        inside = [c for v in slots for c in self.leaf_conds[v]] + [c for m, c in self.conds if m & m_all == m]
         inner_pairs = [(u, v) for u, v in self.closure if u in idx and v in idx]
         if outer is not None and (any(weak.keeps(c) and not outer.keeps(c) for c in inside)
                                   or any(weak.keeps_pair(u, v) and not outer.keeps_pair(u, v) for u, v in inner_pairs)):
@@ -186,8 +193,7 @@ class ClauseShape:
         from dataclasses import replace
 
         inside = set(slots)
-        conds = tuple(c for c in self.sp.conditions
-                      if not (len(c.variables) > 1 and c.variables <= inside and not weak.keeps(c)))
+        conds = tuple(c for c in self.sp.conditions if not (c.variables <= inside and not weak.keeps(c)))
         prec = frozenset((u, v) for u, v in self.sp.precedence
                          if not (u in inside and v in inside) or weak.keeps_pair(u, v))
         return replace(self.sp, conditions=conds, precedence=prec)
@@ -300,7 +306,8 @@ class GlobalPlan:
             # weak[mask][level]), or None (the owner's own clause)
             if not isinstance(t, tuple):
                 vs = (t,)
-                out.append((shape.leaf[t], None, None, None, shape.mask(vs), view))
+                leaf = shape.leaf[t] if view is None else shape.leaf_spec(t, weak[view[0]][view[1]])
+                out.append((leaf, None, None, None, shape.mask(vs), view))
                 return len(out) - 1, vs
             m = shape.mask(tree_leaves(t))
             ws = weak.get(m, ())

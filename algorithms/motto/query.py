@@ -254,7 +254,7 @@ class Query:
 
 def order_and_conditions(q: Query, types=None) -> tuple[frozenset, frozenset] | None:
     """What ``q`` checks among ``types`` (default: all of its types), over event types: its
-    precedence pairs (transitively closed) and its conditions over two or more types (as ``str``);
+    precedence pairs (transitively closed) and its conditions (as ``str``);
     None if ``q`` has several DNF clauses (a DISJ).  Two queries over the same types that agree
     here compute the same composite events within the same window; one whose pairs and conditions
     are a subset of another's is *weaker* (OTT's source: Filter_sc, a condition filter)."""
@@ -274,8 +274,7 @@ def order_and_conditions(q: Query, types=None) -> tuple[frozenset, frozenset] | 
         closure |= new
     order = frozenset((var_type[u], var_type[v]) for u, v in closure
                       if var_type[u] in keep and var_type[v] in keep)
-    conds = frozenset(str(c.rename(var_type)) for c in sp.conditions
-                      if len(c.variables) > 1 and all(var_type[v] in keep for v in c.variables))
+    conds = frozenset(str(c.rename(var_type)) for c in sp.conditions if all(var_type[v] in keep for v in c.variables))
     return order, conds
 
 

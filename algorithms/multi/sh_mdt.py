@@ -161,9 +161,10 @@ def weakening_of(sp, var_of: Mapping[str, str], q):
     inside = {var_of[t] for t in q.types}
     to_type = {v: t for t, v in var_of.items()}
     own_order = {(u, v) for u, v in shape.closure if u in inside and v in inside}
-    own_conds = {str(c) for _, c in shape.conds if c.variables <= inside}
+    own = [c for c in sp.conditions if c.variables <= inside]
+    own_conds = {str(c) for c in own}
     keep_order = {(var_of[a], var_of[b]) for a, b in order}
-    keep_conds = {str(c) for _, c in shape.conds if c.variables <= inside and str(c.rename(to_type)) in conds}
+    keep_conds = {str(c) for c in own if str(c.rename(to_type)) in conds}
     if not keep_order <= own_order or len(keep_conds) != len(conds):
         return False
     if keep_order == own_order and keep_conds == own_conds:
