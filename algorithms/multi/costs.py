@@ -11,6 +11,11 @@ MPM (MCEP Appendix C), computed whole or incrementally.
   and every one of its ancestors is still counted.  (The authors' public engine zeroes the ancestors
   of an already counted node; ``tests/multi/test_multi_costs.py`` holds the right count.)
 
+A filter node (MOTTO's OTT, :mod:`cep.global_plans`) is a node like any other: ``C(N)`` is its output,
+the ``PM`` of its owner's variables below it; the nodes of the weak sub-tree under it are costed
+under the owner's clause without what they leave out (its view, ``GlobalPlan.view_clause``) and, when
+shared with the weaker pattern's own owner, counted once.
+
 A shared node holds instances for the widest window among its owners (MCEP 3.1), so its ``PM`` is
 computed with the cost model of the owner with the widest window (its conditions, hence its
 selectivities, are those of every owner sharing it).  Costs are floats (``exp`` of the model's log

@@ -7,9 +7,10 @@ using the above techniques."  :func:`algorithms.motto.optimize` returns that Ste
 :class:`~algorithms.motto.MottoPlan`; this module turns it into a global plan the multi-pattern
 evaluators (:mod:`evaluators.multi`) run.  MOTTO plans *for the MPM*: its sharing graph keeps only
 the arcs an MPM can execute (:data:`MPM_TECHNIQUES`: MST substring and merge, nested operands,
-window mark points -- not OTT, whose filter over a weaker source has no MPM node), and its costs
-leave out the primitive leaves, which an MPM shares whatever the plan (MOTTO substitutes the
-engine's cost model, Section VI; ours shares event buffers).  The plan is then mapped, **only what
+window mark points, and OTT's Filter_sc -- a SEQ computed from a CONJ source through a *filter node*,
+:mod:`cep.global_plans`), its costs leave out the primitive leaves, which an MPM shares whatever the
+plan (MOTTO substitutes the engine's cost model, Section VI; ours shares event buffers), and its
+filters are priced as the MPM's filter nodes (``mpm_filters``, :mod:`algorithms.motto.cost`).  The plan is then mapped, **only what
 an MPM expresses exactly**
 (:class:`Sharing`, :func:`sharing_of_motto_plan`, :func:`sharing_mpm`; MOTTO's baselines NA, MST
 and LCSE go through the same functions, :func:`motto_baseline_plan`):
@@ -33,16 +34,24 @@ and LCSE go through the same functions, :func:`motto_baseline_plan`):
 * a filter-only step whose filters are all window filters (a larger source window, or MOTTO's
   extended source answering the original, Section IV-D) keeps its source: node keys ignore the
   window and each owner checks its own at its root, which *is* the mark point;
+* a source *weaker* than the projection of the step onto its types (OTT: a CONJ source of a SEQ
+  step, Filter_sc; a source with fewer conditions, a condition filter), with a composition or
+  filter-only (``q_2 = Filter_sc(q_5)``), keeps its source: every pattern building the step computes
+  the source's sub-tree *weakened* to the source's order and conditions (:func:`weakening_of`,
+  :class:`cep.global_plans.Weakening`) -- the same nodes as the source's own owners -- under a
+  filter node that checks the rest; sources over the same types stack their filters (``CONJ(L)`` ->
+  ``SEQ(L)`` -> ``SEQ(L)`` with a condition); MOTTO's source is computed once for all of them;
 
 what is **approximated or dropped** (stated, not hidden):
 
-* a source *weaker* than the projection of the step onto its types (OTT: a CONJ or DISJ source of a
-  SEQ or CONJ step with Filter_sc / Filter_cd; a source with fewer conditions): the MPM has no node
-  that computes a weaker sub-pattern and filters its output, so the step shares its *projection*
-  instead -- one vertex per (source, projection), shared by the steps of that source with the same
-  projection; MOTTO's computation of the source once for all of them is lost;
-* other filter-only steps (``composition is None``: OTT's ``q_2 = Filter_sc(q_5)``, a condition
-  filter): the pattern keeps no source (planned alone, or as the shape others build from it);
+* a DISJ source (OTT's Filter_cd, CONJ from DISJ): a DISJ is several DNF clauses and no MPM node
+  computes their union, so a step of a DISJ source shares its *projection* onto the source's types
+  instead (one vertex per (source, projection)).  This never arises in SH-MDT today: a pattern with
+  OR has several DNF clauses and is planned alone (below; our OR is also not MOTTO's DISJ, which
+  reports every non-empty subset, :mod:`algorithms.motto.query`), and the sub-queries MOTTO finds
+  take the operators of the queries;
+* the filter sits where the source's sub-tree ends, not after the whole composition as in MOTTO's
+  Table I: the same composite events, fewer partial matches above it;
 * a pattern whose event types repeat (an ambiguous type-to-variable mapping), a pattern with several
   DNF clauses, negation, Kleene closure or a non-ANY strategy (which
   :func:`algorithms.motto.from_pattern` does not accept) is planned alone by DP-B;
@@ -110,12 +119,11 @@ class Sharing:
 def sharing_of_motto_plan(mp, qname: Mapping[int, str], rates: Mapping[str, float] | None = None) -> Sharing:
     """The :class:`Sharing` of a :class:`algorithms.motto.MottoPlan` (module docstring).
 
-    A step computed from a source keeps it when the MPM can share it: a composition (or window
-    filters only) over a source that is the projection of the step onto its types.  A source
-    *weaker* than that projection (OTT: a CONJ or DISJ source of a SEQ or CONJ step, or fewer
-    conditions) cannot be one MPM node with the step's part; the step then shares its projection
-    onto the source's types -- a vertex of its own, which the other steps of that source with the
-    same projection share (MOTTO's source itself is computed once per projection, not once)."""
+    A step computed from a source (by a composition, or by filters alone) keeps it when the source
+    is one DNF clause: the source's projection or weaker (OTT's CONJ source of a SEQ, fewer
+    conditions), which :func:`sharing_mpm` computes weakened under a filter node.  A DISJ source
+    (Filter_cd) cannot be one MPM node; the step then shares its projection onto the source's types
+    -- a vertex of its own, which the other steps of that source with the same projection share."""
     from algorithms.motto.query import order_and_conditions
 
     types: dict[str, tuple[str, ...]] = {}
