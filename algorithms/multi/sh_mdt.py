@@ -71,7 +71,7 @@ from cep.global_plans import GlobalPlan, build_global_plan
 from cep.plans import TreePlan, tree_leaves
 
 MOTTO_TIME_BUDGET_S = 5.0  # the exact Steiner search's budget inside SH-MDT; annealing beyond it
-# MOTTO's techniques an MPM can execute: OTT's filter over a weaker source has no MPM node
+# MOTTO's techniques an MPM can execute (OTT: Filter_sc as a filter node; Filter_cd never arises, module docstring)
 MPM_TECHNIQUES = frozenset({"MST-substring", "MST-merge", "window", "nested", "OTT"})
 last_motto_plan = None
 
