@@ -340,3 +340,30 @@ def test_motto_derivations_realized_on_the_mpm_detect_exactly(tsd, rng):
         filt = [n for n in g.nodes.values() if n.is_filter]
         assert filt and any((1, 0) in n.left.users and (0, 0) in n.left.users for n in filt)
     _check(pats, g, random_stream(rng, min_events=4, max_events=12, types=("A", "B", "C", "D")))
+
+
+def test_motto_prices_filters_as_the_mpm_runs_them():
+    """With ``mpm_filters`` MOTTO charges what the MPM builds: one filter node per filter-only arc,
+    whatever the number of its filters (none for window filters alone: the target's root *is* the
+    source's node), and one filter node over a weaker source of a composition."""
+    from algorithms.motto import conj, seq
+    from algorithms.motto.cost import MottoCosts
+    from algorithms.motto.rewrites import derive, extend_window
+    from cep.conditions import Attr, Comparison
+
+    w = Window.seconds(10)
+    stats = Statistics({"A": 1.0, "B": 2.0, "C": 0.5, "D": 1.5}, {"A,C": 0.4})
+    plain, mpm = MottoCosts(stats, charge_leaves=False), MottoCosts(stats, charge_leaves=False, mpm_filters=True)
+    target = seq("A", "B", "C", window=w, where=(Comparison("<", Attr("A", "x"), Attr("C", "x")),))
+    d = derive(target, conj("A", "B", "C", window=w))  # Filter_sc and a condition filter, no composition
+    assert d.composition is None and len(d.filters) == 2
+    assert plain.edge_cost(d) == pytest.approx(2 * plain.count(target))
+    assert mpm.edge_cost(d) == pytest.approx(mpm.count(target))
+    small = seq("A", "B", window=Window.seconds(5))
+    dw = derive(small, extend_window(small, w))  # window filter only
+    assert dw.composition is None and mpm.edge_cost(dw) == 0.0 < plain.edge_cost(dw)
+    big = seq("A", "B", "C", "D", window=w)
+    weak, same = derive(big, conj("A", "B", window=w)), derive(big, seq("A", "B", window=w))
+    assert weak.composition is not None and same.composition is not None
+    assert mpm.edge_cost(weak) - plain.edge_cost(weak) == pytest.approx(mpm.count(big, frozenset({"A", "B"})))
+    assert mpm.edge_cost(same) == pytest.approx(plain.edge_cost(same))
