@@ -37,6 +37,23 @@ structure without merging anything across owners (the trivial global plan: "each
 ``shared_masks`` merges the leaves and only the internal nodes an optimizer decided to share (per
 owner, the variable sets of those nodes), so that a plan shares what its optimizer chose and no
 equal sub-tree it happens to have in common with another.
+
+**Filter nodes** (MOTTO Section IV-C, OTT, Table I; and its condition and window filters).  An MPM
+owner may compute a sub-tree of its plan as a *weaker* sub-pattern over the same variables -- a
+:class:`Weakening` of the variable set (``weak``): without the precedence between them (SEQ computed
+as CONJ) and/or with fewer of its conditions (a one-variable one is a leaf filter: the weak leaf is
+the less filtered event buffer) -- and put a **filter node** above it: an
+internal node with one child, whose instances are the child's instances that pass what was left out
+(the SEQ pairs among the child's slots -- ``Filter_sc`` -- and the dropped conditions), within the
+node's window (the window filter; every owner still checks its own at its root).  The weak sub-tree's
+nodes have the keys of that weaker sub-pattern, so they merge with the nodes of an owner that *is*
+the weaker pattern (the CONJ query itself, or a query without those conditions): MOTTO's "computed
+once, filtered for the stronger query".  A filter node's key is its child's id plus its checks over
+the child's slots; its slots are its child's, in the same order.  The result is exact: the filter
+node holds exactly the instances the owner's own (strong) sub-tree would hold.  ``Filter_cd`` (CONJ
+from DISJ) has no node: a DISJ is several DNF clauses, each planned as its own owner, and no node
+computes a union of clauses (see :mod:`algorithms.multi.sh_mdt`).  An MPT (order plans, whose nodes
+are NFA states) takes no weakening.
 """
 
 from __future__ import annotations
@@ -50,6 +67,27 @@ from cep.errors import PlanError
 from cep.plans import OrderPlan, Tree, TreePlan, left_deep_tree, tree_leaves, validate_plan
 
 Owner = tuple[int, int]  # (pattern index in the workload, DNF clause index)
+
+
+@dataclass(frozen=True)
+class Weakening:
+    """How an owner's sub-tree is computed weaker than its clause (module docstring, filter nodes):
+    ``keep_order`` lists the precedence pairs ``(u, v)`` of the clause's (transitively closed) order
+    among its variables that the weak sub-tree still checks (None: all; empty: SEQ computed as CONJ,
+    ``Filter_sc`` restores the rest); ``keep_conditions`` lists (as ``str``) the conditions among its
+    variables the weak sub-tree still checks (None: all; one-variable conditions are its leaves'
+    filters, so a weak leaf may be another, less filtered, event buffer) -- the filter node
+    above it checks the others.  A weak sub-tree inside another keeps a subset of what the outer
+    one keeps."""
+
+    keep_order: frozenset[tuple[str, str]] | None = None
+    keep_conditions: frozenset[str] | None = None
+
+    def keeps(self, c: Comparison) -> bool:
+        return self.keep_conditions is None or str(c) in self.keep_conditions
+
+    def keeps_pair(self, u: str, v: str) -> bool:
+        return self.keep_order is None or (u, v) in self.keep_order
 
 
 @dataclass(frozen=True)
@@ -75,13 +113,10 @@ class ClauseShape:
         self.bit = {v: 1 << i for i, v in enumerate(self.positive)}
         pos = set(self.positive)
         self.leaf: dict[str, LeafSpec] = {}
+        self.leaf_conds: dict[str, list[Comparison]] = {v: [c for c in sp.conditions if c.variables == {v}]
+                                                        for v in self.positive}
         for v in self.positive:
-            var = sp.var[v]
-            filters = tuple(
-                sorted((c.rename({v: "_0"}) for c in sp.conditions if c.variables == {v}), key=str)
-            )
-            self.leaf[v] = LeafSpec(var.type, var.kind == KLEENE, var.min_size, var.max_size, filters,
-                                    sp.window.kind.value, sp.seq_order.value)
+            self.leaf[v] = self.leaf_spec(v)
         self.conds: list[tuple[int, Comparison]] = []
         for c in sp.conditions:
             if len(c.variables) > 1 and c.variables <= pos:
@@ -97,34 +132,80 @@ class ClauseShape:
                         changed = True
         self.closure = frozenset(closure)
 
+    def leaf_spec(self, v: str, weak: Weakening | None = None) -> LeafSpec:
+        """The leaf of ``v``: its type and its one-variable conditions (those ``weak`` keeps)."""
+        var = self.sp.var[v]
+        filters = tuple(sorted((c.rename({v: "_0"}) for c in self.leaf_conds[v] if weak is None or weak.keeps(c)),
+                               key=str))
+        return LeafSpec(var.type, var.kind == KLEENE, var.min_size, var.max_size, filters,
+                        self.sp.window.kind.value, self.sp.seq_order.value)
+
     def mask(self, names: Iterable[str]) -> int:
         m = 0
         for v in names:
             m |= self.bit[v]
         return m
 
-    def node_checks(self, left: tuple[str, ...], right: tuple[str, ...]) -> tuple[tuple, tuple]:
+    def node_checks(self, left: tuple[str, ...], right: tuple[str, ...],
+                    weak: Weakening | None = None) -> tuple[tuple, tuple]:
         """The conditions and precedence pairs an internal node over ``left`` + ``right`` checks,
-        rewritten over slot names (canonical, sorted)."""
+        rewritten over slot names (canonical, sorted); inside a weak sub-tree only what ``weak``
+        keeps."""
         lm, rm = self.mask(left), self.mask(right)
         both = lm | rm
         slots = left + right
         ren = {v: f"_{i}" for i, v in enumerate(slots)}
         conds = tuple(sorted(
-            (c.rename(ren) for m, c in self.conds if m & both == m and m & lm != m and m & rm != m), key=str
+            (c.rename(ren) for m, c in self.conds
+             if m & both == m and m & lm != m and m & rm != m and (weak is None or weak.keeps(c))), key=str
         ))
         idx = {v: i for i, v in enumerate(slots)}
         ls, rs = set(left), set(right)
         pairs = tuple(sorted(
-            (idx[u], idx[v]) for u, v in self.closure if (u in ls and v in rs) or (u in rs and v in ls)
+            (idx[u], idx[v]) for u, v in self.closure
+            if ((u in ls and v in rs) or (u in rs and v in ls)) and (weak is None or weak.keeps_pair(u, v))
         ))
         return conds, pairs
 
+    def filter_checks(self, slots: tuple[str, ...], weak: Weakening,
+                      outer: Weakening | None = None) -> tuple[tuple, tuple]:
+        """What the filter node above a weak sub-tree over ``slots`` checks, over slot names: the
+        conditions and precedence pairs among them that the enclosing sub-tree
+        (``outer``, None: the owner's clause) checks and ``weak`` leaves out.  A weak sub-tree that
+        checks something its enclosing one does not is a :class:`PlanError`."""
+        m_all = self.mask(slots)
+        ren = {v: f"_{i}" for i, v in enumerate(slots)}
+        idx = {v: i for i, v in enumerate(slots)}
+        inside = [c for v in slots for c in self.leaf_conds[v]] + [c for m, c in self.conds if m & m_all == m]
+        inner_pairs = [(u, v) for u, v in self.closure if u in idx and v in idx]
+        if outer is not None and (any(weak.keeps(c) and not outer.keeps(c) for c in inside)
+                                  or any(weak.keeps_pair(u, v) and not outer.keeps_pair(u, v) for u, v in inner_pairs)):
+            raise PlanError("a weakened sub-tree checks more than the sub-tree around it")
+        conds = tuple(sorted((c.rename(ren) for c in inside
+                              if (outer is None or outer.keeps(c)) and not weak.keeps(c)), key=str))
+        pairs = tuple(sorted((idx[u], idx[v]) for u, v in inner_pairs
+                             if (outer is None or outer.keeps_pair(u, v)) and not weak.keeps_pair(u, v)))
+        return conds, pairs
+
+    def weakened(self, slots: Iterable[str], weak: Weakening) -> SimplePattern:
+        """The clause as the weak sub-tree over ``slots`` sees it: without the conditions and
+        precedence among them that ``weak`` leaves out (for the cost of its nodes)."""
+        from dataclasses import replace
+
+        inside = set(slots)
+        conds = tuple(c for c in self.sp.conditions if not (c.variables <= inside and not weak.keeps(c)))
+        prec = frozenset((u, v) for u, v in self.sp.precedence
+                         if not (u in inside and v in inside) or weak.keeps_pair(u, v))
+        return replace(self.sp, conditions=conds, precedence=prec)
+
 
 class SharedNode:
-    """A node of a global plan.  ``users`` maps each owner using it to ``[uses, mask]`` (how many of
-    the owner's plan nodes are this node -- two equal subtrees of one clause are one node -- and the
-    bitmask of the owner's variables below it, for the cost model)."""
+    """A node of a global plan.  ``users`` maps each owner using it to ``[uses, mask, view]`` (how
+    many of the owner's plan nodes are this node -- two equal subtrees of one clause are one node --,
+    the bitmask of the owner's variables below it, and, for a node that holds a weakened sub-pattern,
+    its view ``(mask, level)`` -- the weak sub-tree and which of its weakenings, the one the cost
+    model applies; else None).  A filter node has
+    ``left`` (its child) and no ``right``."""
 
     __slots__ = ("id", "key", "leaf", "left", "right", "conds", "pairs", "slot_types", "slot_kleene",
                  "users", "parents", "first_users", "span_owner")
@@ -141,6 +222,9 @@ class SharedNode:
         if leaf is not None:
             self.slot_types = (leaf.type,)
             self.slot_kleene = (leaf.kleene,)
+        elif right is None:  # a filter node: its child's slots
+            self.slot_types = left.slot_types
+            self.slot_kleene = left.slot_kleene
         else:
             self.slot_types = left.slot_types + right.slot_types
             self.slot_kleene = left.slot_kleene + right.slot_kleene
@@ -151,6 +235,10 @@ class SharedNode:
     @property
     def is_leaf(self) -> bool:
         return self.leaf is not None
+
+    @property
+    def is_filter(self) -> bool:
+        return self.leaf is None and self.right is None
 
     @property
     def size(self) -> int:
@@ -166,8 +254,15 @@ class GlobalPlan:
     kind = ""
 
     def __init__(self, clauses: Mapping[Owner, SimplePattern], *, share: bool = True,
-                 shared_masks: Mapping[Owner, frozenset[int]] | None = None) -> None:
+                 shared_masks: Mapping[Owner, frozenset[int]] | None = None,
+                 weak: Mapping[Owner, Mapping[int, Weakening | tuple[Weakening, ...]]] | None = None) -> None:
         self.clauses = dict(clauses)
+        # per owner, the variable sets (masks) of its sub-trees computed weaker, each under filter
+        # nodes: a tuple of weakenings, outermost first, is a stack of filters over one sub-tree
+        self.weak = {o: {m: (x if isinstance(x, tuple) else (x,)) for m, x in w.items()}
+                     for o, w in (weak or {}).items() if w}
+        if self.weak and self.kind == "order":
+            raise PlanError("an MPT takes no weakened sub-trees (filter nodes are MPM nodes)")
         self.share = share
         # with share: None merges every equal node; a mapping merges the leaves and, per owner, only the
         # internal nodes over the variable sets (ClauseShape.mask) it lists -- the others stay private
@@ -202,20 +297,39 @@ class GlobalPlan:
         if got is not None:
             return got
         shape = self.shapes[owner]
+        weak = self.weak.get(owner, {})
         out: list = []
+        seen_weak: set[int] = set()
 
-        def walk(t: Tree) -> tuple[int, tuple[str, ...]]:
-            if isinstance(t, tuple):
-                (li, lv), (ri, rv) = walk(t[0]), walk(t[1])
-                conds, pairs = shape.node_checks(lv, rv)
-                vs = lv + rv
-                out.append((li, ri, conds, pairs, shape.mask(vs)))
-            else:
+        def walk(t: Tree, view) -> tuple[int, tuple[str, ...]]:
+            # view: (mask, level) of the innermost weak sub-tree around t (its weakening
+            # weak[mask][level]), or None (the owner's own clause)
+            if not isinstance(t, tuple):
                 vs = (t,)
-                out.append((shape.leaf[t], None, None, None, shape.mask(vs)))
+                leaf = shape.leaf[t] if view is None else shape.leaf_spec(t, weak[view[0]][view[1]])
+                out.append((leaf, None, None, None, shape.mask(vs), view))
+                return len(out) - 1, vs
+            m = shape.mask(tree_leaves(t))
+            ws = weak.get(m, ())
+            outer = view
+            if ws:
+                seen_weak.add(m)
+                view = (m, len(ws) - 1)
+            wk = None if view is None else weak[view[0]][view[1]]
+            (li, lv), (ri, rv) = walk(t[0], view), walk(t[1], view)
+            conds, pairs = shape.node_checks(lv, rv, wk)
+            vs = lv + rv
+            out.append((li, ri, conds, pairs, m, view))
+            for k in range(len(ws) - 1, -1, -1):  # the filters, innermost first
+                up = (m, k - 1) if k else outer
+                fconds, fpairs = shape.filter_checks(vs, ws[k], None if up is None else weak[up[0]][up[1]])
+                if fconds or fpairs:  # else the weakening left nothing out: no filter needed
+                    out.append((len(out) - 1, "F", fconds, fpairs, m, up))
             return len(out) - 1, vs
 
-        _, vs = walk(tree)
+        _, vs = walk(tree, None)
+        if set(weak) - seen_weak:
+            raise PlanError(f"owner {owner}: a weakened variable set is no sub-tree of its plan")
         if len(self._compiled) > 200_000:
             self._compiled.clear()
         self._compiled[key] = (out, vs)
@@ -227,12 +341,18 @@ class GlobalPlan:
         only = None if self.shared_masks is None else self.shared_masks.get(owner, frozenset())
         used: list[SharedNode] = []
         nodes = self.nodes
-        for a, b, conds, pairs, mask in recipes:
+        for a, b, conds, pairs, mask, view in recipes:
             if b is None:
                 key = ("L", a) + tag
                 node = nodes.get(key)
                 if node is None:
                     node = self._get(key, lambda i: SharedNode(i, key, a, None, None))
+            elif b == "F":
+                cn = used[a]
+                key = ("F", cn.id, conds, pairs) + (tag if only is None or mask in only else (owner,))
+                node = nodes.get(key)
+                if node is None:
+                    node = self._get(key, lambda i, k=key, c=cn, cs=conds, ps=pairs: SharedNode(i, k, None, c, None, cs, ps))
             else:
                 ln, rn = used[a], used[b]
                 key = ("N", ln.id, rn.id, conds, pairs) + (tag if only is None or mask in only else (owner,))
@@ -241,7 +361,7 @@ class GlobalPlan:
                     node = self._get(key, lambda i: SharedNode(i, key, None, ln, rn, conds, pairs))
             u = node.users.get(owner)
             if u is None:
-                node.users[owner] = [1, mask]
+                node.users[owner] = [1, mask, view]
             else:
                 u[0] += 1
             used.append(node)
@@ -300,6 +420,15 @@ class GlobalPlan:
         raise NotImplementedError
 
     # ---- views ---------------------------------------------------------------------------------
+    def view_clause(self, owner: Owner, view: tuple[int, int] | None) -> SimplePattern:
+        """The owner's clause as the nodes of its weak sub-tree ``view`` (``(mask, level)``: the
+        weakening ``weak[owner][mask][level]``) see it, or its own clause (``view`` None)."""
+        if view is None:
+            return self.clauses[owner]
+        shape = self.shapes[owner]
+        m, k = view
+        return shape.weakened([v for v in shape.positive if shape.bit[v] & m], self.weak[owner][m][k])
+
     def is_alive(self, node: SharedNode) -> bool:
         return self.nodes.get(node.key) is node
 
@@ -387,11 +516,13 @@ def workload_clauses(patterns) -> dict[Owner, SimplePattern]:
 
 
 def build_global_plan(kind: str, clauses: Mapping[Owner, SimplePattern], plans: Mapping[Owner, object], *,
-                      share: bool = True, shared_masks: Mapping[Owner, frozenset[int]] | None = None) -> GlobalPlan:
+                      share: bool = True, shared_masks: Mapping[Owner, frozenset[int]] | None = None,
+                      weak: Mapping[Owner, Mapping[int, Weakening | tuple[Weakening, ...]]] | None = None) -> GlobalPlan:
     """An MPT (``kind="order"``) or MPM (``"tree"``) holding ``plans`` (owner -> local plan);
-    ``shared_masks`` restricts which internal nodes may merge (:class:`GlobalPlan`)."""
+    ``shared_masks`` restricts which internal nodes may merge, ``weak`` computes sub-trees weaker
+    under filter nodes (MPM only; :class:`GlobalPlan`)."""
     cls = MultiPatternTree if kind == "order" else MultiPatternMultitree
-    g = cls(clauses, share=share, shared_masks=shared_masks)
+    g = cls(clauses, share=share, shared_masks=shared_masks, weak=weak)
     for o in sorted(plans):
         g.add(o, plans[o])
     g.touched.clear()

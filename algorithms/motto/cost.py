@@ -25,6 +25,15 @@ With ``charge_leaves=False`` the primitive leaves cost nothing: an engine whose 
 buffer per event type (our multi-pattern multitree, which shares every leaf whatever the plan)
 pays for them once whatever MOTTO decides, so sharing cannot save them.
 
+With ``mpm_filters=True`` the filters are priced as the multi-pattern multitree runs them
+(:mod:`cep.global_plans`, filter nodes; :mod:`algorithms.multi.sh_mdt`): a source *weaker* than the
+target's projection onto its types (OTT's CONJ source of a SEQ, a source with fewer conditions) is
+one weak sub-tree under **one filter node**, charged by its output -- ``PM`` of the target's
+variables of the source's types, with the target's order and conditions among them -- for a
+composition as for a filter-only arc; a filter-only arc whose filters are all window filters costs
+nothing (node keys ignore the window: the target's root *is* the source's node, each owner checking
+its own window), and one with several filters pays one node, not one per filter.
+
 ``PM`` uses the clause's order (``seq_selectivity=True``: a SEQ's partial matches respect the order
 with probability ``1/|S|!`` under random arrival) -- without it a SEQ and a CONJ over the same types
 would cost the same and Filter_sc would remove nothing.  A query's conditions (ours, over event
@@ -44,7 +53,8 @@ from cep.pattern import Pattern
 from cep.statistics import Statistics
 
 from algorithms.cost_model import ClauseCostModel
-from algorithms.motto.query import Query
+from algorithms.motto.filters import WindowFilter
+from algorithms.motto.query import Query, order_and_conditions
 from algorithms.motto.rewrites import Derivation
 
 
@@ -65,9 +75,10 @@ class MottoCosts:
     a condition without one has selectivity 1."""
 
     def __init__(self, stats: Statistics, selectivities: Mapping[str, float] | None = None, *,
-                 charge_leaves: bool = True) -> None:
+                 charge_leaves: bool = True, mpm_filters: bool = False) -> None:
         self.stats = stats
         self.charge_leaves = charge_leaves
+        self.mpm_filters = mpm_filters
         self.type_sels = dict(stats.selectivities if selectivities is None else selectivities)
         self._cache: dict[tuple[str, frozenset[str]], float] = {}
 
@@ -80,13 +91,15 @@ class MottoCosts:
         stats = Statistics(self.stats.rates, sels, self.stats.source) if sels else self.stats
         return pattern, var_type, stats
 
-    def count(self, q: Query) -> float:
-        """Expected composite events of ``q`` per window: ``sum_clauses PM(all variables)``."""
-        pattern, _, stats = self._pattern(q)
+    def count(self, q: Query, types=None) -> float:
+        """Expected composite events of ``q`` per window: ``sum_clauses PM(all variables)``; with
+        ``types``, the partial matches of ``q`` over its variables of those types."""
+        pattern, var_type, stats = self._pattern(q)
         total = 0.0
         for sp in to_dnf(pattern):
             model = ClauseCostModel(sp, stats, seq_selectivity=True)
-            total += math.exp(float(model.log_node(model.mask_of(sp.positive))))
+            vs = [v for v in sp.positive if types is None or var_type[v] in types]
+            total += math.exp(float(model.log_node(model.mask_of(vs))))
         return total
 
     def tree_cost(self, q: Query, free_types: frozenset[str] = frozenset()) -> float:
@@ -113,8 +126,21 @@ class MottoCosts:
         if d.source is None:
             return self.tree_cost(d.target.expanded())
         if d.composition is not None:
-            return self.tree_cost(d.target.expanded(), frozenset(d.source.types))
+            cost = self.tree_cost(d.target.expanded(), frozenset(d.source.types))
+            if self.mpm_filters and _weaker(d.source, d.target):
+                cost += self.count(d.target.expanded(), frozenset(d.source.types))  # the filter node
+            return cost
+        if self.mpm_filters:
+            return 0.0 if all(isinstance(f, WindowFilter) for f in d.filters) else self.count(d.target)
         return sum(self.count(f.output) for f in d.filters)
+
+
+def _weaker(source: Query, target: Query) -> bool:
+    """Whether ``source`` checks less than ``target`` among the source's types (precedence pairs,
+    conditions; :func:`algorithms.motto.query.order_and_conditions`)."""
+    s = order_and_conditions(source)
+    t = order_and_conditions(target, source.types)
+    return s is not None and t is not None and s != t
 
 
 def _best_tree(model: ClauseCostModel, units: tuple[int, ...], free_unit: int, charge_leaves: bool = True) -> float:

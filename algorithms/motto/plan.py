@@ -113,6 +113,7 @@ def optimize(
     techniques: frozenset[str] | None = None,
     extend_windows: bool = True,
     charge_leaves: bool = True,
+    mpm_filters: bool = False,
 ) -> MottoPlan:
     """MOTTO: the cheapest jumbo query plan of ``queries`` under ``stats`` (module docstring).
 
@@ -131,12 +132,14 @@ def optimize(
     conditions are keyed by event types (default: ``stats.selectivities``); ``techniques`` and
     ``extend_windows`` restrict the rewrites (:func:`algorithms.motto.graph.build_graph`; the MST
     baseline of :mod:`algorithms.motto.baselines`); ``charge_leaves=False`` prices the plan for an
-    engine that shares every event buffer (:class:`algorithms.motto.cost.MottoCosts`)."""
+    engine that shares every event buffer and ``mpm_filters=True`` prices its filters as the
+    multi-pattern multitree's filter nodes (:class:`algorithms.motto.cost.MottoCosts`)."""
     t0 = time.perf_counter()
     from algorithms.motto.cost import MottoCosts
 
     sg = build_graph(queries, stats, max_subqueries=max_subqueries, selectivities=selectivities, techniques=techniques,
-                     extend_windows=extend_windows, costs=MottoCosts(stats, selectivities, charge_leaves=charge_leaves))
+                     extend_windows=extend_windows, costs=MottoCosts(stats, selectivities, charge_leaves=charge_leaves,
+                                                                       mpm_filters=mpm_filters))
     res = solve(sg.graph, time_budget_s=time_budget_s, seed=seed, sa_iterations=sa_iterations, sa_time_budget_s=sa_time_budget_s, exact=exact)
     steps = _steps(sg, res.parent)
     return MottoPlan(
@@ -164,6 +167,7 @@ def optimize(
             "techniques": None if techniques is None else sorted(techniques),
             "extend_windows": extend_windows,
             "charge_leaves": charge_leaves,
+            "mpm_filters": mpm_filters,
         },
     )
 

@@ -252,6 +252,32 @@ class Query:
         return p, var_type
 
 
+def order_and_conditions(q: Query, types=None) -> tuple[frozenset, frozenset] | None:
+    """What ``q`` checks among ``types`` (default: all of its types), over event types: its
+    precedence pairs (transitively closed) and its conditions (as ``str``);
+    None if ``q`` has several DNF clauses (a DISJ).  Two queries over the same types that agree
+    here compute the same composite events within the same window; one whose pairs and conditions
+    are a subset of another's is *weaker* (OTT's source: Filter_sc, a condition filter)."""
+    from cep.dnf import to_dnf
+
+    pattern, var_type = q.expanded().to_pattern()
+    clauses = to_dnf(pattern)
+    if len(clauses) != 1:
+        return None
+    sp = clauses[0]
+    keep = set(q.types if types is None else types)
+    closure = set(sp.positive_precedence)
+    while True:
+        new = {(a, d) for a, b in closure for c, d in closure if b == c} - closure
+        if not new:
+            break
+        closure |= new
+    order = frozenset((var_type[u], var_type[v]) for u, v in closure
+                      if var_type[u] in keep and var_type[v] in keep)
+    conds = frozenset(str(c.rename(var_type)) for c in sp.conditions if all(var_type[v] in keep for v in c.variables))
+    return order, conds
+
+
 def operand_text(o: Operand) -> str:
     return o if isinstance(o, str) else (str(o) if isinstance(o, Ref) else o.body())
 

@@ -11,6 +11,11 @@ MPM (MCEP Appendix C), computed whole or incrementally.
   and every one of its ancestors is still counted.  (The authors' public engine zeroes the ancestors
   of an already counted node; ``tests/multi/test_multi_costs.py`` holds the right count.)
 
+A filter node (MOTTO's OTT, :mod:`cep.global_plans`) is a node like any other: ``C(N)`` is its output,
+the ``PM`` of its owner's variables below it; the nodes of the weak sub-tree under it are costed
+under the owner's clause without what they leave out (its view, ``GlobalPlan.view_clause``) and, when
+shared with the weaker pattern's own owner, counted once.
+
 A shared node holds instances for the widest window among its owners (MCEP 3.1), so its ``PM`` is
 computed with the cost model of the owner with the widest window (its conditions, hence its
 selectivities, are those of every owner sharing it).  Costs are floats (``exp`` of the model's log
@@ -46,15 +51,31 @@ def counts_in_cost(g: GlobalPlan, node: SharedNode) -> bool:
 
 
 def node_cost(g: GlobalPlan, node: SharedNode, models: Mapping[Owner, ClauseCostModel]) -> float:
-    """``C(N)``: the expected instances of the node under the widest window among its owners."""
+    """``C(N)``: the expected instances of the node under the widest window among its owners.  A node
+    of a weak sub-tree is costed under the owner's clause as that sub-tree sees it (without the
+    conditions it leaves out, :meth:`cep.global_plans.GlobalPlan.view_clause`); a filter node by its
+    output, the owner's own ``PM`` of its variables (MOTTO VI: a filter is charged by the composite
+    events it outputs), its child counted as a node of its own (once, however many use it)."""
     best = None
-    for o, (_, mask) in node.users.items():
+    for o, (_, mask, view) in node.users.items():
         w = g.clauses[o].window.size
         if best is None or w > best[0] or (w == best[0] and o < best[1]):
-            best = (w, o, mask)
-    _, o, mask = best
-    lv = float(models[o].log_node([mask])[0])
+            best = (w, o, mask, view)
+    _, o, mask, view = best
+    model = models[o] if view is None else _view_model(g, o, view, models[o])
+    lv = float(model.log_node([mask])[0])
     return math.exp(lv) if lv < 709.0 else math.inf
+
+
+def _view_model(g: GlobalPlan, o: Owner, view: tuple[int, int], model: ClauseCostModel) -> ClauseCostModel:
+    """The cost model of owner ``o``'s weak sub-tree ``view`` (cached on the plan, per model)."""
+    cache = g.__dict__.setdefault("_view_models", {})
+    key = (o, view, id(model))
+    got = cache.get(key)
+    if got is None or got[0] is not model:
+        got = cache[key] = (model, ClauseCostModel(g.view_clause(o, view), model.stats, alpha=model.alpha,
+                                                   seq_selectivity=model.seq_selectivity, throughput=model.throughput))
+    return got[1]
 
 
 def cost_multi(g: GlobalPlan, models: Mapping[Owner, ClauseCostModel]) -> float:

@@ -7,9 +7,10 @@ using the above techniques."  :func:`algorithms.motto.optimize` returns that Ste
 :class:`~algorithms.motto.MottoPlan`; this module turns it into a global plan the multi-pattern
 evaluators (:mod:`evaluators.multi`) run.  MOTTO plans *for the MPM*: its sharing graph keeps only
 the arcs an MPM can execute (:data:`MPM_TECHNIQUES`: MST substring and merge, nested operands,
-window mark points -- not OTT, whose filter over a weaker source has no MPM node), and its costs
-leave out the primitive leaves, which an MPM shares whatever the plan (MOTTO substitutes the
-engine's cost model, Section VI; ours shares event buffers).  The plan is then mapped, **only what
+window mark points, and OTT's Filter_sc -- a SEQ computed from a CONJ source through a *filter node*,
+:mod:`cep.global_plans`), its costs leave out the primitive leaves, which an MPM shares whatever the
+plan (MOTTO substitutes the engine's cost model, Section VI; ours shares event buffers), and its
+filters are priced as the MPM's filter nodes (``mpm_filters``, :mod:`algorithms.motto.cost`).  The plan is then mapped, **only what
 an MPM expresses exactly**
 (:class:`Sharing`, :func:`sharing_of_motto_plan`, :func:`sharing_mpm`; MOTTO's baselines NA, MST
 and LCSE go through the same functions, :func:`motto_baseline_plan`):
@@ -33,16 +34,24 @@ and LCSE go through the same functions, :func:`motto_baseline_plan`):
 * a filter-only step whose filters are all window filters (a larger source window, or MOTTO's
   extended source answering the original, Section IV-D) keeps its source: node keys ignore the
   window and each owner checks its own at its root, which *is* the mark point;
+* a source *weaker* than the projection of the step onto its types (OTT: a CONJ source of a SEQ
+  step, Filter_sc; a source with fewer conditions, a condition filter), with a composition or
+  filter-only (``q_2 = Filter_sc(q_5)``), keeps its source: every pattern building the step computes
+  the source's sub-tree *weakened* to the source's order and conditions (:func:`weakening_of`,
+  :class:`cep.global_plans.Weakening`) -- the same nodes as the source's own owners -- under a
+  filter node that checks the rest; sources over the same types stack their filters (``CONJ(L)`` ->
+  ``SEQ(L)`` -> ``SEQ(L)`` with a condition); MOTTO's source is computed once for all of them;
 
 what is **approximated or dropped** (stated, not hidden):
 
-* a source *weaker* than the projection of the step onto its types (OTT: a CONJ or DISJ source of a
-  SEQ or CONJ step with Filter_sc / Filter_cd; a source with fewer conditions): the MPM has no node
-  that computes a weaker sub-pattern and filters its output, so the step shares its *projection*
-  instead -- one vertex per (source, projection), shared by the steps of that source with the same
-  projection; MOTTO's computation of the source once for all of them is lost;
-* other filter-only steps (``composition is None``: OTT's ``q_2 = Filter_sc(q_5)``, a condition
-  filter): the pattern keeps no source (planned alone, or as the shape others build from it);
+* a DISJ source (OTT's Filter_cd, CONJ from DISJ): a DISJ is several DNF clauses and no MPM node
+  computes their union, so a step of a DISJ source shares its *projection* onto the source's types
+  instead (one vertex per (source, projection)).  This never arises in SH-MDT today: a pattern with
+  OR has several DNF clauses and is planned alone (below; our OR is also not MOTTO's DISJ, which
+  reports every non-empty subset, :mod:`algorithms.motto.query`), and the sub-queries MOTTO finds
+  take the operators of the queries;
+* the filter sits where the source's sub-tree ends, not after the whole composition as in MOTTO's
+  Table I: the same composite events, fewer partial matches above it;
 * a pattern whose event types repeat (an ambiguous type-to-variable mapping), a pattern with several
   DNF clauses, negation, Kleene closure or a non-ANY strategy (which
   :func:`algorithms.motto.from_pattern` does not accept) is planned alone by DP-B;
@@ -62,8 +71,8 @@ from cep.global_plans import GlobalPlan, build_global_plan
 from cep.plans import TreePlan, tree_leaves
 
 MOTTO_TIME_BUDGET_S = 5.0  # the exact Steiner search's budget inside SH-MDT; annealing beyond it
-# MOTTO's techniques an MPM can execute: OTT's filter over a weaker source has no MPM node
-MPM_TECHNIQUES = frozenset({"MST-substring", "MST-merge", "window", "nested"})
+# MOTTO's techniques an MPM can execute (OTT: Filter_sc as a filter node; Filter_cd never arises, module docstring)
+MPM_TECHNIQUES = frozenset({"MST-substring", "MST-merge", "window", "nested", "OTT"})
 last_motto_plan = None
 
 
@@ -77,6 +86,7 @@ class Sharing:
     source: Mapping[str, str | None]
     answer: Mapping[int, str]
     rates: Mapping[str, float] = None  # type: ignore[assignment]
+    queries: Mapping[str, object] = None  # type: ignore[assignment]  # vertex -> its MOTTO query (weakenings)
 
     def _by_rate(self, ts) -> tuple[str, ...]:
         r = self.rates or {}
@@ -109,29 +119,28 @@ class Sharing:
 def sharing_of_motto_plan(mp, qname: Mapping[int, str], rates: Mapping[str, float] | None = None) -> Sharing:
     """The :class:`Sharing` of a :class:`algorithms.motto.MottoPlan` (module docstring).
 
-    A step computed from a source keeps it when the MPM can share it: a composition (or window
-    filters only) over a source that is the projection of the step onto its types.  A source
-    *weaker* than that projection (OTT: a CONJ or DISJ source of a SEQ or CONJ step, or fewer
-    conditions) cannot be one MPM node with the step's part; the step then shares its projection
-    onto the source's types -- a vertex of its own, which the other steps of that source with the
-    same projection share (MOTTO's source itself is computed once per projection, not once)."""
-    from algorithms.motto.filters import WindowFilter
-    from algorithms.motto.rewrites import OTT
+    A step computed from a source (by a composition, or by filters alone) keeps it when the source
+    is one DNF clause: the source's projection or weaker (OTT's CONJ source of a SEQ, fewer
+    conditions), which :func:`sharing_mpm` computes weakened under a filter node.  A DISJ source
+    (Filter_cd) cannot be one MPM node; the step then shares its projection onto the source's types
+    -- a vertex of its own, which the other steps of that source with the same projection share."""
+    from algorithms.motto.query import order_and_conditions
 
     types: dict[str, tuple[str, ...]] = {}
     source: dict[str, str | None] = {}
+    queries: dict[str, object] = {}
     for s in mp.steps:
         types[s.name] = tuple(s.query.types)
+        queries[s.name] = s.query
         d = s.derivation
-        keep = s.source != "q0" and (d.composition is not None or (d.filters and all(isinstance(f, WindowFilter) for f in d.filters)))
-        if not keep:
+        if s.source == "q0" or (d.composition is None and not d.filters):
             source[s.name] = None
             continue
         src = mp.step(s.source).query
         st = set(src.types)
-        same_conds = ({str(c) for c in s.query.all_conditions() if c.variables <= st}
-                      == {str(c) for c in src.all_conditions()})
-        if OTT not in d.techniques and same_conds:
+        if order_and_conditions(src) is not None:
+            # one DNF clause: the source is an MPM sub-tree, weaker than (or equal to) the step's
+            # projection onto its types; the step's owners compute it weakened under a filter node
             source[s.name] = s.source
             continue
         # the step's projection onto the source's types: its operator, its order of those types, its conditions on them
@@ -141,7 +150,34 @@ def sharing_of_motto_plan(mp, qname: Mapping[int, str], rates: Mapping[str, floa
         pv = f"{s.source}~{s.query.op.value}{key}{conds}"
         types[pv], source[pv] = proj, None
         source[s.name] = pv
-    return Sharing(types, source, {i: mp.answer[n] for i, n in qname.items()}, rates)
+    return Sharing(types, source, {i: mp.answer[n] for i, n in qname.items()}, rates, queries)
+
+
+def weakening_of(sp, var_of: Mapping[str, str], q):
+    """The :class:`cep.global_plans.Weakening` that makes the sub-tree of clause ``sp`` over the
+    types of MOTTO query ``q`` (``var_of``: type -> ``sp``'s variable) compute ``q``: None if ``q``
+    is the clause's projection onto its types, False if ``q`` checks something the clause does not
+    (or is a DISJ)."""
+    from algorithms.motto.query import order_and_conditions
+    from cep.global_plans import ClauseShape, Weakening
+
+    sem = order_and_conditions(q)
+    if sem is None:
+        return False
+    order, conds = sem
+    shape = ClauseShape(sp)
+    inside = {var_of[t] for t in q.types}
+    to_type = {v: t for t, v in var_of.items()}
+    own_order = {(u, v) for u, v in shape.closure if u in inside and v in inside}
+    own = [c for c in sp.conditions if c.variables <= inside]
+    own_conds = {str(c) for c in own}
+    keep_order = {(var_of[a], var_of[b]) for a, b in order}
+    keep_conds = {str(c) for c in own if str(c.rename(to_type)) in conds}
+    if not keep_order <= own_order or len(keep_conds) != len(conds):
+        return False
+    if keep_order == own_order and keep_conds == own_conds:
+        return None
+    return Weakening(frozenset(keep_order), frozenset(keep_conds))
 
 
 def motto_queries(patterns, clauses) -> tuple[list, dict[int, str]]:
@@ -182,6 +218,7 @@ def sharing_mpm(clauses, models, sharing: Sharing, *, incidental: bool = False) 
     builds it -- one shape per vertex, so that every pattern builds the same sub-tree."""
     from algorithms.multi.neighborhoods import best_subtree, rename_tree
     from algorithms.registry import get_planner
+    from cep.errors import PlanError
     from cep.global_plans import ClauseShape
 
     dpb = get_planner("DP-B")
@@ -202,6 +239,32 @@ def sharing_mpm(clauses, models, sharing: Sharing, *, incidental: bool = False) 
                 first_user.setdefault(y, o)
     shapes: dict = {}
 
+    def nested(x: str) -> list[str]:
+        """``x`` and the shared sources whose shapes ``shape(x)`` contains, outermost first."""
+        out = [x]
+        while True:
+            src = next((y for y in sharing.chain(out[-1])[1:] if y in live and len(sharing.types[y]) >= 2), None)
+            if src is None:
+                return out
+            out.append(src)
+
+    def weak_of(o, x: str):
+        """The owner's weakened sub-trees for ``x``'s shape (its vertices that are weaker than the
+        owner's projection: OTT, fewer conditions), or None if one cannot be computed by it."""
+        queries = sharing.queries or {}
+        cs = ClauseShape(clauses[o])
+        out = {}
+        for y in nested(x):
+            if y not in queries:
+                continue
+            w = weakening_of(clauses[o], var_of[o], queries[y])
+            if w is False:
+                return None
+            if w is not None:  # vertices over the same types stack their filters, outermost first
+                m = cs.mask(var_of[o][ty] for ty in sharing.types[y])
+                out[m] = out.get(m, ()) + (w,)
+        return out
+
     def shape(x: str):
         if x in shapes:
             return shapes[x]
@@ -217,20 +280,30 @@ def sharing_mpm(clauses, models, sharing: Sharing, *, incidental: bool = False) 
         shapes[x] = t
         return t
 
-    plans, masks = {}, {}
+    plans, masks, weak = {}, {}, {}
     for o, sp in clauses.items():
         masks[o] = set()
         x = usable.get(o)
+        w = None if x is None else weak_of(o, x)
         plan = None
-        if x is not None:
+        if w is not None:
             t = rename_tree(shape(x), var_of[o])
             plan = TreePlan(t) if len(sharing.types[x]) == len(var_of[o]) else dpb.plan_containing(models[o], [t]).plan
-            cs = ClauseShape(sp)
-            masks[o] = {cs.mask(vs) for vs in _node_sets(t)}
+            plan = plan if isinstance(plan, TreePlan) else TreePlan(plan)
+            if w:
+                try:  # nested weakenings must keep what their enclosing sub-tree keeps
+                    build_global_plan("tree", {o: sp}, {o: plan}, weak={o: w})
+                except PlanError:
+                    plan, w = None, None
+            if plan is not None:
+                cs = ClauseShape(sp)
+                masks[o] = {cs.mask(vs) for vs in _node_sets(t)}
+                weak[o] = w
         if plan is None:
             plan = dpb.plan_model(models[o]).plan
         plans[o] = plan if isinstance(plan, TreePlan) else TreePlan(plan)
-    return build_global_plan("tree", clauses, plans, share=True, shared_masks=None if incidental else masks)
+    return build_global_plan("tree", clauses, plans, share=True, shared_masks=None if incidental else masks,
+                             weak=weak)
 
 
 def sh_mdt_plan(patterns, clauses, models, stats, *, time_budget_s: float = MOTTO_TIME_BUDGET_S,
@@ -244,7 +317,7 @@ def sh_mdt_plan(patterns, clauses, models, stats, *, time_budget_s: float = MOTT
     sharing = Sharing({}, {}, {})
     if queries:
         mp = optimize(queries, st, time_budget_s=time_budget_s, seed=seed, sa_time_budget_s=time_budget_s, exact=exact,
-                      techniques=MPM_TECHNIQUES, charge_leaves=False)
+                      techniques=MPM_TECHNIQUES, charge_leaves=False, mpm_filters=True)
         last_motto_plan = mp
         sharing = sharing_of_motto_plan(mp, qname, st.rates)
     return sharing_mpm(clauses, models, sharing)
@@ -262,7 +335,8 @@ def motto_baseline_plan(name: str, patterns, clauses, models, stats, *, time_bud
     st = stats[0] if isinstance(stats, (list, tuple)) else stats
     if name == "MST":
         global last_motto_plan
-        last_motto_plan = mst_plan(queries, st, time_budget_s=time_budget_s, seed=seed, charge_leaves=False)
+        last_motto_plan = mst_plan(queries, st, time_budget_s=time_budget_s, seed=seed, charge_leaves=False,
+                                   mpm_filters=True)
         return sharing_mpm(clauses, models, sharing_of_motto_plan(last_motto_plan, qname, st.rates))
     assert name == "LCSE", name
     chosen = lcse_sharing(queries)

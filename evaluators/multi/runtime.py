@@ -15,6 +15,12 @@ as the single-pattern tree evaluator does (JQPG Section 2.3, ZStream), but with 
 * a node whose owners have different windows keeps the widest (its instances live that long), and
   every parent checks its own window when it combines, every owner its own at its root: a match of
   the wider window never leaks into a narrower pattern;
+* a filter node (one child: a weak sub-tree of an owner, :mod:`cep.global_plans`; MOTTO's OTT
+  ``Filter_sc`` and condition filters) passes each new child instance that fits its window and
+  satisfies its SEQ pairs and conditions, unchanged, up to its own parents: it is "joined" with a
+  constant one-item sibling (:data:`_ONE`), so the propagation loop is the same for both kinds, and
+  each filtered instance counts one unit of ``work``; a child stores its instances only if some
+  parent is a join (a filter reads only the new instance);
 * at an owner's root (its "final state", possibly an internal node) the owner's own window is
   checked, then what no shared node knows: its negated variables (the match is held until its
   release point and checked against every event of the negated type, :func:`cep.semantics.
@@ -43,7 +49,7 @@ import heapq
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import ClassVar, Sequence
 
 from cep.conditions import expression_divides, expression_source
 from cep.errors import PartialMatchLimitError, PlanError, WorkLimitError
@@ -60,6 +66,15 @@ from cep.semantics import (
 )
 
 COMPACT_EVERY = 32
+
+
+class _One:
+    """The sibling of a filter node's child: one dummy item, so that ``join(x, items)`` runs once."""
+
+    items: ClassVar[list] = [None]
+
+
+_ONE = _One()
 
 
 class _RNode:
@@ -172,6 +187,24 @@ def _compile_join(node: SharedNode, span: float, seq_strict: bool, side: int) ->
     return "\n".join(head + [f"    {k} = {v}" for k, v in hoisted.items()] + body)
 
 
+def _compile_filter(node: SharedNode, span: float, seq_strict: bool) -> str:
+    """``join_<id>_0(x, items)`` of a filter node: ``[x]`` if the child instance ``x`` fits the
+    node's window and passes its SEQ pairs and conditions (over the child's slots), else ``[]``."""
+    kinds = node.slot_kleene
+    slot_of = {f"_{i}": f"x[{i + 2}]" for i in range(node.size)}
+    kleene_of = {f"_{i}": kinds[i] for i in range(node.size)}
+    op = "<" if seq_strict else "<="
+    checks = [f"x[1] - x[0] <= {span!r}"]
+    for u, v in node.pairs:
+        last = f"x[{u + 2}][-1]" if kinds[u] else f"x[{u + 2}]"
+        first = f"x[{v + 2}][0]" if kinds[v] else f"x[{v + 2}]"
+        checks.append(f"TS[{last}] {op} TS[{first}]")
+    checks += [_cond_source(c, slot_of, kleene_of) for c in node.conds]
+    cond = " and ".join(f"({c})" for c in checks)
+    return (f"def join_{node.id}_0(x, items):\n    try:\n        return [x] if {cond} else []\n"
+            "    except ZeroDivisionError:\n        return []")
+
+
 def _cond_source(cond, slot_of, kleene_of) -> str:
     """A condition over slot names ``_i`` as source; Kleene slots hold for every element."""
     loops = []
@@ -222,13 +255,15 @@ class MultiRuntime:
             rn.span = max(sp.window.span_limit for sp in users)
             rn.strict = any(sp.seq_order is SeqOrder.STRICT for sp in users)
             rn.timekey = users[0].window.kind is WindowKind.TIME
-            rn.store = bool(node.parents)
+            rn.store = any(not p.is_filter for p, _ in node.parents.values())  # a filter reads only the new instance
             rn.kleene = node.leaf is not None and node.leaf.kleene
             if node.leaf is not None:
                 rn.lo, rn.hi = node.leaf.min_size, node.leaf.max_size
                 conds = " and ".join(_cond_source(c, {"_0": "j"}, {"_0": False}) for c in node.leaf.filters) or "True"
                 srcs.append(f"def accept_{node.id}(j):\n    try:\n        return {conds}\n"
                             "    except ZeroDivisionError:\n        return False")
+            elif node.is_filter:
+                srcs.append(_compile_filter(node, rn.span, rn.strict))
             else:
                 srcs.append(_compile_join(node, rn.span, rn.strict, 0))
                 srcs.append(_compile_join(node, rn.span, rn.strict, 1))
@@ -267,7 +302,7 @@ class MultiRuntime:
             rn.ups = []
             for (pid, side), (parent, _) in rn.node.parents.items():
                 prn = self.rnodes[parent.id]
-                sib = self.rnodes[(parent.right if side == 0 else parent.left).id]
+                sib = _ONE if parent.is_filter else self.rnodes[(parent.right if side == 0 else parent.left).id]
                 rn.ups.append((prn, env[f"join_{parent.id}_{side}"], sib))
 
         clauses = g.clauses

@@ -28,11 +28,11 @@ that a gain over NA is the method's decisions and nothing else:
   by :func:`algorithms.multi.sh_mdt.sh_mdt_plan`.
 
 What the MPM cannot run is left out and stated, not faked.  OTT (Table I) shares a query by a
-filter over a *weaker* query's output (Filter_sc over a CONJ for a SEQ, Filter_cd over a DISJ), and
-the MPM has no node that does that: SH-MDT plans without OTT arcs (:mod:`algorithms.multi.sh_mdt`),
-and Table V's type 6 (the same list under SEQ and CONJ, whose only sharing is OTT) is left out of
-the workloads (``sharing_types: [1, 2, 3, 4, 5, 7]`` in the configs), so the complex group is types
-5 and 7.  In type 7 the two queries differ in their outer operator; their common inner query (the
+filter over a *weaker* query's output: Filter_sc over a CONJ for a SEQ runs as an MPM filter node
+over the CONJ query's shared sub-tree (:mod:`cep.global_plans`, :mod:`algorithms.multi.sh_mdt`), so
+Table V's type 6 (the same list under SEQ and CONJ, whose only sharing is OTT) is in the workloads
+(``sharing_types: [1, 2, 3, 4, 5, 6, 7]`` in the configs) and the complex group is types 5, 6 and 7;
+Filter_cd (over a DISJ) does not arise, Table V having no DISJ.  In type 7 the two queries differ in their outer operator; their common inner query (the
 innermost SEQ and the wrappers around it) is shared as a nested operand.  Type 5's extended source
 answering the smaller-window query (a window filter) *is* realized: MPM node keys ignore the window
 and every owner checks its own at its root.  MOTTO's costs leave out the event buffers, which the

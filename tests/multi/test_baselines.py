@@ -93,7 +93,7 @@ def test_sh_mdt_detects_per_pattern_what_each_detects_alone(seed):
 
 
 def test_sh_mdt_shares_the_sub_query_motto_chose():
-    """MOTTO, planning for the MPM (no OTT arcs: an MPM cannot filter a CONJ into a SEQ), computes
+    """MOTTO, planning for the MPM (OTT arcs allowed, none chosen in this workload), computes
     SEQ(B, D) once for the three SEQ patterns (DST, then MST substring and merge) and SEQ(A, B, D)
     whole inside SEQ(A, B, C, D) (MST merge with its time filter, a chain of sources): the MPM shares
     the node over b, d among the three SEQ patterns and the node over a, b, d between two."""
