@@ -29,6 +29,19 @@ its type, and a new instance at once fetches the buffered events of its next typ
 MCEP 2 / [42]).  Instances are kept per node ("stored in a hash table according to their associated
 state"), leaves per event type ("state lists").
 
+**Start-anchored Kleene** (``anchor_kleene=True``, used by the two-step trend engine,
+:mod:`evaluators.trends.two_step`).  A Kleene leaf alone builds every subset of its events in the
+window, whether or not an event of the elements before it precedes them.  When a node joins a Kleene
+leaf ``K`` with a sibling ``P`` whose every slot must precede ``K`` (a SEQ's earlier elements joined
+first, as a left-deep order plan does) under strict SEQ order, the node instead grows its
+instances as an NFA state with a Kleene self-loop: a new event ``j`` of ``K`` makes ``(x, (j,))``
+for every sibling instance ``x`` it joins with, and extends every stored ``(x, T)`` of such an ``x``
+whose last event is strictly earlier to ``(x, T + (j,))``.  This is exact: a sibling instance is
+never older than its newest event, which no later-joined ``K`` event may equal in time (strict
+order), so the sibling's side never needs ``K``'s subsets, and the node's checks on a Kleene slot
+hold element by element (``all(...)``, distinctness, the precedence of ``first(T)``).  The leaf keeps
+enumerating subsets only for the parents and owners that need them.  (:func:`_anchors`.)
+
 ``work`` counts the candidate combinations the joins examined (the sibling instances scanned); a run
 stops with :class:`cep.WorkLimitError` past ``max_work`` (as the single-pattern engine does).
 Stored instances whose window has passed are dropped every :data:`COMPACT_EVERY` events; scans skip
@@ -64,7 +77,7 @@ COMPACT_EVERY = 32
 
 class _RNode:
     __slots__ = ("node", "span", "store", "items", "grow", "ups", "roots", "accept", "kleene", "lo", "hi", "strict",
-                 "timekey", "fast", "slow", "internal")
+                 "timekey", "fast", "slow", "internal", "anchor", "anchors", "enum", "ext", "join")
 
     def __init__(self, node: SharedNode) -> None:
         self.node = node
@@ -72,6 +85,29 @@ class _RNode:
         self.grow: list = []
         self.ups: list = []
         self.roots: list = []
+        self.anchor = None  # (Kleene side, Kleene child, sibling child) of a start-anchored node
+        self.anchors: list = []  # a Kleene leaf's start-anchored parents
+        self.enum = True  # whether a Kleene leaf builds its subsets
+
+
+def _anchors(nodes) -> dict[int, tuple[int, SharedNode, SharedNode]]:
+    """The start-anchored nodes (see the module docstring): node id -> (Kleene side, Kleene leaf,
+    sibling), for an internal node of strict SEQ order one child of which is a Kleene leaf (not the
+    other child too) that every slot of the other child must precede."""
+    out = {}
+    for n in nodes:
+        if n.leaf is not None or n.left is n.right:
+            continue
+        for side, k, p in ((1, n.right, n.left), (0, n.left, n.right)):
+            if k.leaf is None or not k.leaf.kleene or k.leaf.seq_order != SeqOrder.STRICT.value:
+                continue
+            ks = n.left.size if side == 1 else 0
+            ps = range(n.left.size) if side == 1 else range(1, n.size)
+            pairs = set(n.pairs)
+            if all((u, ks) in pairs for u in ps):
+                out[n.id] = (side, k, p)
+                break
+    return out
 
 
 def _compile_join(node: SharedNode, span: float, seq_strict: bool, side: int) -> str:
@@ -205,7 +241,7 @@ class MultiResult:
 class MultiRuntime:
     """Compile a global plan for a workload and run it over a stream (see the module docstring)."""
 
-    def __init__(self, patterns: Sequence, gplan: GlobalPlan, *, name: str) -> None:
+    def __init__(self, patterns: Sequence, gplan: GlobalPlan, *, name: str, anchor_kleene: bool = False) -> None:
         self.patterns = list(patterns)
         self.g = gplan
         self.name = name
@@ -241,6 +277,15 @@ class MultiRuntime:
                 self.by_type[rn.node.leaf.type].append(rn)
         for o, root in gplan.roots.items():
             self.rnodes[root.id].roots.append(o)
+        self.anchored = _anchors(gplan.nodes.values()) if anchor_kleene else {}
+        for nid, (side, k, p) in self.anchored.items():
+            rn = self.rnodes[nid]
+            rn.anchor = (side, self.rnodes[k.id], self.rnodes[p.id])
+            self.rnodes[k.id].anchors.append(rn)
+        for rn in self.rnodes.values():
+            if rn.kleene and rn.anchors:  # subsets only for the owners and parents that use them
+                rn.enum = bool(rn.roots) or any(
+                    pid not in self.anchored or self.anchored[pid][0] != side for pid, side in rn.node.parents)
 
     # ---- running -------------------------------------------------------------------------------
     def run(self, stream: Sequence[Event], *, collect_matches: bool = True,
@@ -263,9 +308,14 @@ class MultiRuntime:
             rn.accept = env.get(f"accept_{rn.node.id}")
             rn.items = []
             rn.grow = []
+            rn.ext = {}
+            if rn.anchor is not None:
+                rn.join = env[f"join_{rn.node.id}_{rn.anchor[0]}"]
         for rn in self.rnodes.values():
             rn.ups = []
             for (pid, side), (parent, _) in rn.node.parents.items():
+                if pid in self.anchored:  # grown by _anchored on the Kleene side; never joined on the other
+                    continue
                 prn = self.rnodes[parent.id]
                 sib = self.rnodes[(parent.right if side == 0 else parent.left).id]
                 rn.ups.append((prn, env[f"join_{parent.id}_{side}"], sib))
@@ -410,6 +460,7 @@ class MultiRuntime:
 
         by_type = self.by_type
         stored = [rn for rn in self.rnodes.values() if rn.store or rn.kleene]
+        anchored = [rn for rn in self.rnodes.values() if rn.anchor is not None]
         t0 = time.perf_counter()
         for j in range(n):
             e = stream[j]
@@ -440,6 +491,8 @@ class MultiRuntime:
                         gb = len(rn.grow)
                         rn.grow = [x for x in rn.grow if x[0] >= thr]
                         live[0] -= gb - len(rn.grow)
+                for rn in anchored:
+                    live[0] -= _expire(rn, (tj if rn.timekey else j) - rn.span)
             leaves = by_type.get(e.type)
             if not leaves or j >= count_to:
                 continue
@@ -450,7 +503,10 @@ class MultiRuntime:
                 if not rn.kleene:
                     push(rn, (k, k, j))
                     continue
-                self._kleene(rn, j, k, TS, push, live)
+                if rn.enum:
+                    self._kleene(rn, j, k, TS, push, live)
+                for an in rn.anchors:
+                    _anchored(an, j, k, TS, push, live, cap, wcap)
         for item in sorted(pend_ts):
             finalize(item[3], item[4], n)
         for item in sorted(pend_pos):
@@ -500,3 +556,60 @@ class MultiRuntime:
         for s in new:
             if len(s[2]) >= rn.lo:
                 push(rn, s)
+
+
+def _anchored(rn: _RNode, j: int, k: float, TS, push, live, cap, wcap) -> None:
+    """A start-anchored node's new instances at event ``j`` of its Kleene leaf (module docstring):
+    ``(x, (j,))`` for every sibling instance ``x`` the node's join accepts with ``j``, and every stored
+    ``(x, T)`` of such an ``x`` whose last event is strictly earlier, extended by ``j``.  ``rn.ext``
+    maps the sibling's slots to ``[mn, instances]``; the instances still able to grow are stored
+    there and counted as partial matches unless the node stores them for its parents already."""
+    side, kl, sib = rn.anchor
+    items = sib.items
+    if not items:
+        return
+    live[2] += len(items)
+    if live[2] > wcap:
+        raise WorkLimitError(f"the joins examined more than {wcap:,} candidate combinations")
+    lo, hi = kl.lo, kl.hi
+    tj = TS[j]
+    ext = rn.ext
+    counted = not rn.store
+    for z in rn.join((k, k, (j,)), items):
+        key = z[2:-1] if side == 1 else z[3:]
+        got = ext.get(key)
+        new = [z]
+        if got is None:
+            got = ext[key] = [z[0], []]
+        else:
+            live[2] += len(got[1])
+            for y in got[1]:
+                t = y[-1] if side == 1 else y[2]
+                if TS[t[-1]] < tj:
+                    new.append((y[0], k) + key + (t + (j,),) if side == 1 else (y[0], k, t + (j,)) + key)
+        grow = got[1]
+        for x in new:
+            n = len(x[-1] if side == 1 else x[2])
+            if hi is None or n < hi:
+                grow.append(x)
+                if counted or n < lo:
+                    live[0] += 1
+                    if live[0] > live[1]:
+                        live[1] = live[0]
+                        if live[1] > cap:
+                            raise PartialMatchLimitError(f"more than {cap:,} live partial matches")
+        for x in new:
+            if len(x[-1] if side == 1 else x[2]) >= lo:
+                push(rn, x)
+
+
+def _expire(rn: _RNode, thr: float) -> int:
+    """Drop a start-anchored node's growing instances whose sibling instance left the window; the
+    number of counted partial matches dropped."""
+    gone = [key for key, (mn, _) in rn.ext.items() if mn < thr]
+    n = 0
+    side, lo = rn.anchor[0], rn.anchor[1].lo
+    for key in gone:
+        for x in rn.ext.pop(key)[1]:
+            n += (not rn.store) or len(x[-1] if side == 1 else x[2]) < lo
+    return n
