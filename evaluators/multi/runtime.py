@@ -40,7 +40,12 @@ whose last event is strictly earlier to ``(x, T + (j,))``.  This is exact: a sib
 never older than its newest event, which no later-joined ``K`` event may equal in time (strict
 order), so the sibling's side never needs ``K``'s subsets, and the node's checks on a Kleene slot
 hold element by element (``all(...)``, distinctness, the precedence of ``first(T)``).  The leaf keeps
-enumerating subsets only for the parents and owners that need them.  (:func:`_anchors`.)
+enumerating subsets only for the parents and owners that need them (:func:`_anchors`).  With the
+same option a join is not attempted from a child whose every slot must strictly precede every slot
+of its sibling (:func:`_dead_links`: e.g. a new ``SEQ(s, t+)`` instance against the stored ``e`` of
+``SEQ(s, t+, e)``): the new instance holds the arriving event, which no stored instance follows.
+Off by default, so that the multi-pattern experiments' ``work`` and ``peak_partial_matches`` stay
+what they were; the matches are the same either way (tests/multi/test_anchored_kleene.py).
 
 ``work`` counts the candidate combinations the joins examined (the sibling instances scanned); a run
 stops with :class:`cep.WorkLimitError` past ``max_work`` (as the single-pattern engine does).
@@ -99,7 +104,7 @@ def _anchors(nodes) -> dict[int, tuple[int, SharedNode, SharedNode]]:
         if n.leaf is not None or n.left is n.right:
             continue
         for side, k, p in ((1, n.right, n.left), (0, n.left, n.right)):
-            if k.leaf is None or not k.leaf.kleene or k.leaf.seq_order != SeqOrder.STRICT.value:
+            if k.leaf is None or not k.leaf.kleene or not _strict(k):
                 continue
             ks = n.left.size if side == 1 else 0
             ps = range(n.left.size) if side == 1 else range(1, n.size)
@@ -108,6 +113,31 @@ def _anchors(nodes) -> dict[int, tuple[int, SharedNode, SharedNode]]:
                 out[n.id] = (side, k, p)
                 break
     return out
+
+
+def _dead_links(nodes) -> frozenset[tuple[int, int]]:
+    """``(node id, side)`` of the children whose every slot must strictly precede every slot of the
+    sibling: a new instance of such a child holds the arriving event, which no stored sibling
+    instance follows in time, so the join on that side never yields anything."""
+    out = set()
+    for n in nodes:
+        if n.leaf is not None or not n.pairs or not _strict(n):
+            continue
+        pairs = set(n.pairs)
+        nl = n.left.size
+        left, right = range(nl), range(nl, n.size)
+        if all((u, v) in pairs for u in left for v in right):
+            out.add((n.id, 0))
+        if all((u, v) in pairs for u in right for v in left):
+            out.add((n.id, 1))
+    return frozenset(out)
+
+
+def _strict(n: SharedNode) -> bool:
+    """Whether a node checks strict SEQ order (every leaf of a node has its owners' SEQ order)."""
+    while n.leaf is None:
+        n = n.left
+    return n.leaf.seq_order == SeqOrder.STRICT.value
 
 
 def _compile_join(node: SharedNode, span: float, seq_strict: bool, side: int) -> str:
@@ -270,6 +300,7 @@ class MultiRuntime:
                 srcs.append(_compile_join(node, rn.span, rn.strict, 1))
             self.rnodes[node.id] = rn
         self.source = "\n\n".join(srcs)
+        self._code = compile(self.source or "pass", "<multi-plan>", "exec")  # once: a run only binds TS, AT
         self._srcs = srcs
         self.by_type: dict[str, list[_RNode]] = defaultdict(list)
         for rn in self.rnodes.values():
@@ -278,6 +309,7 @@ class MultiRuntime:
         for o, root in gplan.roots.items():
             self.rnodes[root.id].roots.append(o)
         self.anchored = _anchors(gplan.nodes.values()) if anchor_kleene else {}
+        self.dead = _dead_links(gplan.nodes.values()) if anchor_kleene else frozenset()
         for nid, (side, k, p) in self.anchored.items():
             rn = self.rnodes[nid]
             rn.anchor = (side, self.rnodes[k.id], self.rnodes[p.id])
@@ -303,7 +335,7 @@ class MultiRuntime:
         TS = [e.ts for e in stream]
         AT = [e.attrs for e in stream]
         env = {"TS": TS, "AT": AT}
-        exec(compile(self.source or "pass", "<multi-plan>", "exec"), env)
+        exec(self._code, env)
         for rn in self.rnodes.values():
             rn.accept = env.get(f"accept_{rn.node.id}")
             rn.items = []
@@ -314,7 +346,7 @@ class MultiRuntime:
         for rn in self.rnodes.values():
             rn.ups = []
             for (pid, side), (parent, _) in rn.node.parents.items():
-                if pid in self.anchored:  # grown by _anchored on the Kleene side; never joined on the other
+                if pid in self.anchored or (pid, side) in self.dead:  # grown by _anchored / never joins
                     continue
                 prn = self.rnodes[parent.id]
                 sib = self.rnodes[(parent.right if side == 0 else parent.left).id]
@@ -560,56 +592,71 @@ class MultiRuntime:
 
 def _anchored(rn: _RNode, j: int, k: float, TS, push, live, cap, wcap) -> None:
     """A start-anchored node's new instances at event ``j`` of its Kleene leaf (module docstring):
-    ``(x, (j,))`` for every sibling instance ``x`` the node's join accepts with ``j``, and every stored
-    ``(x, T)`` of such an ``x`` whose last event is strictly earlier, extended by ``j``.  ``rn.ext``
-    maps the sibling's slots to ``[mn, instances]``; the instances still able to grow are stored
-    there and counted as partial matches unless the node stores them for its parents already."""
+    ``(x, (j,))`` for every sibling instance ``x`` the node's join accepts with ``j``, and ``(x, T +
+    (j,))`` for every stored ``T`` of such an ``x`` whose last event is strictly earlier.  ``rn.ext``
+    maps the sibling's slots to ``[mn, [T, ...]]``, the Kleene tuples that may still grow; they count
+    as partial matches unless the node stores them for its parents already (``push``)."""
     side, kl, sib = rn.anchor
     items = sib.items
     if not items:
         return
     live[2] += len(items)
-    if live[2] > wcap:
-        raise WorkLimitError(f"the joins examined more than {wcap:,} candidate combinations")
     lo, hi = kl.lo, kl.hi
     tj = TS[j]
     ext = rn.ext
     counted = not rn.store
-    for z in rn.join((k, k, (j,)), items):
+    out = []
+    one = (j,)
+    for z in rn.join((k, k, one), items):
         key = z[2:-1] if side == 1 else z[3:]
         got = ext.get(key)
-        new = [z]
         if got is None:
             got = ext[key] = [z[0], []]
+            ts = [one]
         else:
-            live[2] += len(got[1])
-            for y in got[1]:
-                t = y[-1] if side == 1 else y[2]
-                if TS[t[-1]] < tj:
-                    new.append((y[0], k) + key + (t + (j,),) if side == 1 else (y[0], k, t + (j,)) + key)
-        grow = got[1]
-        for x in new:
-            n = len(x[-1] if side == 1 else x[2])
-            if hi is None or n < hi:
-                grow.append(x)
-                if counted or n < lo:
-                    live[0] += 1
-                    if live[0] > live[1]:
-                        live[1] = live[0]
-                        if live[1] > cap:
-                            raise PartialMatchLimitError(f"more than {cap:,} live partial matches")
-        for x in new:
-            if len(x[-1] if side == 1 else x[2]) >= lo:
-                push(rn, x)
+            old = got[1]
+            live[2] += len(old)
+            ts = [one] + [t + one for t in old if TS[t[-1]] < tj]
+        mn = got[0]
+        if hi is None and lo == 1:
+            got[1].extend(ts)
+            if counted:
+                live[0] += len(ts)
+        else:
+            for t in ts:
+                if hi is None or len(t) < hi:
+                    got[1].append(t)
+                    live[0] += counted or len(t) < lo
+            ts = [t for t in ts if len(t) >= lo]
+        if side == 1:
+            out += [(mn, k) + key + (t,) for t in ts]
+        else:
+            out += [(mn, k, t) + key for t in ts]
+    if live[0] > live[1]:
+        live[1] = live[0]
+        if live[1] > cap:
+            raise PartialMatchLimitError(f"more than {cap:,} live partial matches")
+    if live[2] > wcap:
+        raise WorkLimitError(f"the joins examined more than {wcap:,} candidate combinations")
+    if rn.roots or rn.ups:
+        for x in out:
+            push(rn, x)
+    elif rn.store:  # what push does for a node nobody joins or reports from
+        rn.items += out
+        live[0] += len(out)
+        if live[0] > live[1]:
+            live[1] = live[0]
+            if live[1] > cap:
+                raise PartialMatchLimitError(f"more than {cap:,} live partial matches")
 
 
 def _expire(rn: _RNode, thr: float) -> int:
-    """Drop a start-anchored node's growing instances whose sibling instance left the window; the
-    number of counted partial matches dropped."""
+    """Drop a start-anchored node's growing Kleene tuples whose sibling instance left the window;
+    the number of counted partial matches dropped."""
     gone = [key for key, (mn, _) in rn.ext.items() if mn < thr]
+    lo = rn.anchor[1].lo
     n = 0
-    side, lo = rn.anchor[0], rn.anchor[1].lo
     for key in gone:
-        for x in rn.ext.pop(key)[1]:
-            n += (not rn.store) or len(x[-1] if side == 1 else x[2]) < lo
+        ts = rn.ext.pop(key)[1]
+        n += len(ts) if not rn.store else sum(len(t) < lo for t in ts)
     return n
