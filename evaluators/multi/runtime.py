@@ -36,10 +36,11 @@ leaf ``K`` with a sibling ``P`` whose every slot must precede ``K`` (a SEQ's ear
 first, as a left-deep order plan does) under strict SEQ order, the node instead grows its
 instances as an NFA state with a Kleene self-loop: a new event ``j`` of ``K`` makes ``(x, (j,))``
 for every sibling instance ``x`` it joins with, and extends every stored ``(x, T)`` of such an ``x``
-whose last event is strictly earlier to ``(x, T + (j,))``.  This is exact: a sibling instance is
-never older than its newest event, which no later-joined ``K`` event may equal in time (strict
-order), so the sibling's side never needs ``K``'s subsets, and the node's checks on a Kleene slot
-hold element by element (``all(...)``, distinctness, the precedence of ``first(T)``).  The leaf keeps
+whose last event is strictly earlier to ``(x, T + (j,))``.  This is exact: a new sibling instance holds the
+arriving event, which no stored ``K`` event follows in time, so (strict order) the sibling's side
+never joins ``K``'s subsets; and the node's checks on a Kleene slot hold element by element
+(``all(...)``, distinctness, the precedence of ``first(T)``), so checking ``j`` against ``x`` and
+``last(T) < j`` decides ``(x, T + (j,))``.  The leaf keeps
 enumerating subsets only for the parents and owners that need them (:func:`_anchors`).  With the
 same option a join is not attempted from a child whose every slot must strictly precede every slot
 of its sibling (:func:`_dead_links`: e.g. a new ``SEQ(s, t+)`` instance against the stored ``e`` of
