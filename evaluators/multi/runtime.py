@@ -102,7 +102,7 @@ def _anchors(nodes) -> dict[int, tuple[int, SharedNode, SharedNode]]:
     other child too) that every slot of the other child must precede."""
     out = {}
     for n in nodes:
-        if n.leaf is not None or n.left is n.right:
+        if n.leaf is not None or n.right is None or n.left is n.right:  # (right None: a one-child node)
             continue
         for side, k, p in ((1, n.right, n.left), (0, n.left, n.right)):
             if k.leaf is None or not k.leaf.kleene or not _strict(k):
@@ -122,7 +122,7 @@ def _dead_links(nodes) -> frozenset[tuple[int, int]]:
     instance follows in time, so the join on that side never yields anything."""
     out = set()
     for n in nodes:
-        if n.leaf is not None or not n.pairs or not _strict(n):
+        if n.leaf is not None or n.right is None or not n.pairs or not _strict(n):
             continue
         pairs = set(n.pairs)
         nl = n.left.size
