@@ -8,21 +8,31 @@ created for the burst, ``k`` queries, ``g`` events per graphlet and ``t`` event 
     Benefit(G_E, Q_E)     = NonShared - Shared          (share iff > 0)
 
 Equations 8-10 of the paper are the tests: +12 (share), -32 (split), +44 (merge).
+
+**Aggregates other than COUNT(*)** (Section 2.1; :mod:`evaluators.trends.coefficients`).  Equation 7
+counts one value moved per unit: a count.  With other aggregates the executor moves tuples: a shared
+graphlet propagates coefficients of width ``w = 1 +`` the distinct aggregates of the shared type among
+the sharing queries, and a query's own graphlet and its snapshot values are its aggregate state,
+``1 +`` its aggregates wide.  So the propagation term is charged ``w`` per unit, and ``k`` (one value
+per query) becomes ``kw``, the sum of the queries' state widths; both default to the counts of
+Equation 7 (``w = 1``, ``kw = k``), which is what COUNT(*) queries have.
 """
 
 from __future__ import annotations
 
 
-def shared_cost(*, b: int, n: int, s_p: int, s_c: int, k: int, g: int, t: int) -> int:
-    """Cost of processing a burst in one graphlet shared by ``k`` queries (Eq. 7, first line)."""
-    return b * n * s_p + s_c * k * g * t
+def shared_cost(*, b: int, n: int, s_p: int, s_c: int, k: int, g: int, t: int, w: int = 1, kw: int | None = None) -> int:
+    """Cost of processing a burst in one graphlet shared by ``k`` queries (Eq. 7, first line);
+    ``w`` the coefficient width, ``kw`` the queries' summed state widths (module docstring)."""
+    return b * n * s_p * w + s_c * (k if kw is None else kw) * g * t
 
 
-def nonshared_cost(*, k: int, b: int, n: int) -> int:
-    """Cost of processing a burst in one graphlet per query (Eq. 7, second line)."""
-    return k * b * n
+def nonshared_cost(*, k: int, b: int, n: int, kw: int | None = None) -> int:
+    """Cost of processing a burst in one graphlet per query (Eq. 7, second line); ``kw`` the
+    queries' summed state widths (``k`` for COUNT(*) queries)."""
+    return (k if kw is None else kw) * b * n
 
 
-def benefit(*, b: int, n: int, s_p: int, s_c: int, k: int, g: int, t: int) -> int:
+def benefit(*, b: int, n: int, s_p: int, s_c: int, k: int, g: int, t: int, w: int = 1, kw: int | None = None) -> int:
     """NonShared - Shared (Eq. 7): positive when sharing the burst pays."""
-    return nonshared_cost(k=k, b=b, n=n) - shared_cost(b=b, n=n, s_p=s_p, s_c=s_c, k=k, g=g, t=t)
+    return nonshared_cost(k=k, b=b, n=n, kw=kw) - shared_cost(b=b, n=n, s_p=s_p, s_c=s_c, k=k, g=g, t=t, w=w, kw=kw)

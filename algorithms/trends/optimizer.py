@@ -3,7 +3,8 @@
 **Plans** (Figure 7).  For a burst of a Kleene type shareable by ``k`` queries, a sharing plan names
 the queries that share one graphlet; the others get one graphlet each.  With ``k = 4`` there are 12
 plans: the 11 groups of two or more queries, and the non-shared plan (:func:`sharing_plans`).  The
-cost of a plan is ``Shared(group) + NonShared(rest)`` (Equation 7, :mod:`algorithms.trends.benefit`).
+cost of a plan is ``Shared(group) + NonShared(rest)`` (Equation 7, :mod:`algorithms.trends.benefit`,
+with the tuple widths of aggregates other than COUNT(*) charged).
 
 **Snapshots.**  A query *introduces no new snapshots* for a burst when it matches every event of the
 burst that any candidate matches: sharing it never needs an event-level snapshot (Definition 3.11).
@@ -64,17 +65,31 @@ def _snapshots(masks: Sequence[int], group_bits: int) -> int:
     return s
 
 
-def plan_cost(bits: int, k: int, masks: Sequence[int], *, b: int, n: int, g: int, t: int) -> int:
-    """Shared(group) + NonShared(the other candidates) for the group given as a bit set."""
+def plan_cost(bits: int, k: int, masks: Sequence[int], *, b: int, n: int, g: int, t: int,
+              keys: Sequence[frozenset] | None = None) -> int:
+    """Shared(group) + NonShared(the other candidates) for the group given as a bit set.  ``keys``:
+    per candidate, the aggregates it keeps beside its count, those of the shared type marked
+    ``(True, ...)`` (None: COUNT(*) queries); they fix the tuple widths of :mod:`algorithms.trends.
+    benefit`."""
     ks = bin(bits).count("1")
+    if keys is None:
+        w, kw_in, kw_out = 1, None, None
+    else:
+        group = [j for j in range(k) if bits >> j & 1]
+        w = 1 + len({x for j in group for x in keys[j] if x[0]})
+        kw_in = sum(1 + len(keys[j]) for j in group)
+        kw_out = sum(1 + len(keys[j]) for j in range(k) if not bits >> j & 1)
     if ks < 2:
-        return nonshared_cost(k=k, b=b, n=n)
+        return nonshared_cost(k=k, b=b, n=n, kw=None if keys is None else kw_in + kw_out)
     sc = _snapshots(masks, bits)
-    return shared_cost(b=b, n=n, s_p=sc, s_c=sc, k=ks, g=g, t=t) + nonshared_cost(k=k - ks, b=b, n=n)
+    return (shared_cost(b=b, n=n, s_p=sc, s_c=sc, k=ks, g=g, t=t, w=w, kw=kw_in)
+            + nonshared_cost(k=k - ks, b=b, n=n, kw=kw_out))
 
 
-def choose_sharing(k: int, masks: Sequence[int], *, b: int, n: int, g: int, t: int) -> tuple[frozenset, int]:
-    """The sharing group (candidate indices) for one burst and the number of plans evaluated.
+def choose_sharing(k: int, masks: Sequence[int], *, b: int, n: int, g: int, t: int,
+                   keys: Sequence[frozenset] | None = None) -> tuple[frozenset, int]:
+    """The sharing group (candidate indices) for one burst and the number of plans evaluated
+    (``keys``: :func:`plan_cost`).
 
     Level 1 is the maximal plan; level 2 drops one snapshot-introducing query at a time."""
     full = (1 << k) - 1
@@ -84,18 +99,18 @@ def choose_sharing(k: int, masks: Sequence[int], *, b: int, n: int, g: int, t: i
             inter &= m
     free = [j for j in range(k) if inter >> j & 1]  # matched by every event any candidate matches
     others = [j for j in range(k) if not inter >> j & 1]
-    top = plan_cost(full, k, masks, b=b, n=n, g=g, t=t)
+    top = plan_cost(full, k, masks, b=b, n=n, g=g, t=t, keys=keys)
     evaluated = 1
     chosen = set(free)
     for j in others:  # Theorem 4.5: share q iff Shared(Q) <= Shared(Q \ {q}) + NonShared(q)
-        without = plan_cost(full & ~(1 << j), k, masks, b=b, n=n, g=g, t=t)
+        without = plan_cost(full & ~(1 << j), k, masks, b=b, n=n, g=g, t=t, keys=keys)
         evaluated += 1
         if top <= without:
             chosen.add(j)
     bits = 0
     for j in chosen:
         bits |= 1 << j
-    if len(chosen) < 2 or plan_cost(bits, k, masks, b=b, n=n, g=g, t=t) >= nonshared_cost(k=k, b=b, n=n):
+    if len(chosen) < 2 or plan_cost(bits, k, masks, b=b, n=n, g=g, t=t, keys=keys) >= plan_cost(0, k, masks, b=b, n=n, g=g, t=t, keys=keys):
         return frozenset(), evaluated
     return frozenset(chosen), evaluated
 
@@ -113,7 +128,7 @@ class DynamicSharing:
 
     def decide(self, burst) -> frozenset:
         chosen, evaluated = choose_sharing(len(burst.candidates), burst.masks, b=burst.b, n=burst.n,
-                                           g=max(burst.g, 1), t=burst.t)
+                                           g=max(burst.g, 1), t=burst.t, keys=burst.keys)
         self.plans_evaluated += evaluated
         self.bursts += 1
         self.shared_bursts += bool(chosen)

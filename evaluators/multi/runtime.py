@@ -35,6 +35,25 @@ its type, and a new instance at once fetches the buffered events of its next typ
 MCEP 2 / [42]).  Instances are kept per node ("stored in a hash table according to their associated
 state"), leaves per event type ("state lists").
 
+**Start-anchored Kleene** (``anchor_kleene=True``, used by the two-step trend engine,
+:mod:`evaluators.trends.two_step`).  A Kleene leaf alone builds every subset of its events in the
+window, whether or not an event of the elements before it precedes them.  When a node joins a Kleene
+leaf ``K`` with a sibling ``P`` whose every slot must precede ``K`` (a SEQ's earlier elements joined
+first, as a left-deep order plan does) under strict SEQ order, the node instead grows its
+instances as an NFA state with a Kleene self-loop: a new event ``j`` of ``K`` makes ``(x, (j,))``
+for every sibling instance ``x`` it joins with, and extends every stored ``(x, T)`` of such an ``x``
+whose last event is strictly earlier to ``(x, T + (j,))``.  This is exact: a new sibling instance holds the
+arriving event, which no stored ``K`` event follows in time, so (strict order) the sibling's side
+never joins ``K``'s subsets; and the node's checks on a Kleene slot hold element by element
+(``all(...)``, distinctness, the precedence of ``first(T)``), so checking ``j`` against ``x`` and
+``last(T) < j`` decides ``(x, T + (j,))``.  The leaf keeps
+enumerating subsets only for the parents and owners that need them (:func:`_anchors`).  With the
+same option a join is not attempted from a child whose every slot must strictly precede every slot
+of its sibling (:func:`_dead_links`: e.g. a new ``SEQ(s, t+)`` instance against the stored ``e`` of
+``SEQ(s, t+, e)``): the new instance holds the arriving event, which no stored instance follows.
+Off by default, so that the multi-pattern experiments' ``work`` and ``peak_partial_matches`` stay
+what they were; the matches are the same either way (tests/multi/test_anchored_kleene.py).
+
 ``work`` counts the candidate combinations the joins examined (the sibling instances scanned); a run
 stops with :class:`cep.WorkLimitError` past ``max_work`` (as the single-pattern engine does).
 Stored instances whose window has passed are dropped every :data:`COMPACT_EVERY` events; scans skip
@@ -79,7 +98,7 @@ _ONE = _One()
 
 class _RNode:
     __slots__ = ("node", "span", "store", "items", "grow", "ups", "roots", "accept", "kleene", "lo", "hi", "strict",
-                 "timekey", "fast", "slow", "internal")
+                 "timekey", "fast", "slow", "internal", "anchor", "anchors", "enum", "ext", "join")
 
     def __init__(self, node: SharedNode) -> None:
         self.node = node
@@ -87,6 +106,54 @@ class _RNode:
         self.grow: list = []
         self.ups: list = []
         self.roots: list = []
+        self.anchor = None  # (Kleene side, Kleene child, sibling child) of a start-anchored node
+        self.anchors: list = []  # a Kleene leaf's start-anchored parents
+        self.enum = True  # whether a Kleene leaf builds its subsets
+
+
+def _anchors(nodes) -> dict[int, tuple[int, SharedNode, SharedNode]]:
+    """The start-anchored nodes (see the module docstring): node id -> (Kleene side, Kleene leaf,
+    sibling), for an internal node of strict SEQ order one child of which is a Kleene leaf (not the
+    other child too) that every slot of the other child must precede."""
+    out = {}
+    for n in nodes:
+        if n.leaf is not None or n.right is None or n.left is n.right:  # (right None: a one-child node)
+            continue
+        for side, k, p in ((1, n.right, n.left), (0, n.left, n.right)):
+            if k.leaf is None or not k.leaf.kleene or not _strict(k):
+                continue
+            ks = n.left.size if side == 1 else 0
+            ps = range(n.left.size) if side == 1 else range(1, n.size)
+            pairs = set(n.pairs)
+            if all((u, ks) in pairs for u in ps):
+                out[n.id] = (side, k, p)
+                break
+    return out
+
+
+def _dead_links(nodes) -> frozenset[tuple[int, int]]:
+    """``(node id, side)`` of the children whose every slot must strictly precede every slot of the
+    sibling: a new instance of such a child holds the arriving event, which no stored sibling
+    instance follows in time, so the join on that side never yields anything."""
+    out = set()
+    for n in nodes:
+        if n.leaf is not None or n.right is None or not n.pairs or not _strict(n):
+            continue
+        pairs = set(n.pairs)
+        nl = n.left.size
+        left, right = range(nl), range(nl, n.size)
+        if all((u, v) in pairs for u in left for v in right):
+            out.add((n.id, 0))
+        if all((u, v) in pairs for u in right for v in left):
+            out.add((n.id, 1))
+    return frozenset(out)
+
+
+def _strict(n: SharedNode) -> bool:
+    """Whether a node checks strict SEQ order (every leaf of a node has its owners' SEQ order)."""
+    while n.leaf is None:
+        n = n.left
+    return n.leaf.seq_order == SeqOrder.STRICT.value
 
 
 def _compile_join(node: SharedNode, span: float, seq_strict: bool, side: int) -> str:
@@ -238,7 +305,7 @@ class MultiResult:
 class MultiRuntime:
     """Compile a global plan for a workload and run it over a stream (see the module docstring)."""
 
-    def __init__(self, patterns: Sequence, gplan: GlobalPlan, *, name: str) -> None:
+    def __init__(self, patterns: Sequence, gplan: GlobalPlan, *, name: str, anchor_kleene: bool = False) -> None:
         self.patterns = list(patterns)
         self.g = gplan
         self.name = name
@@ -269,6 +336,7 @@ class MultiRuntime:
                 srcs.append(_compile_join(node, rn.span, rn.strict, 1))
             self.rnodes[node.id] = rn
         self.source = "\n\n".join(srcs)
+        self._code = compile(self.source or "pass", "<multi-plan>", "exec")  # once: a run only binds TS, AT
         self._srcs = srcs
         self.by_type: dict[str, list[_RNode]] = defaultdict(list)
         for rn in self.rnodes.values():
@@ -276,6 +344,16 @@ class MultiRuntime:
                 self.by_type[rn.node.leaf.type].append(rn)
         for o, root in gplan.roots.items():
             self.rnodes[root.id].roots.append(o)
+        self.anchored = _anchors(gplan.nodes.values()) if anchor_kleene else {}
+        self.dead = _dead_links(gplan.nodes.values()) if anchor_kleene else frozenset()
+        for nid, (side, k, p) in self.anchored.items():
+            rn = self.rnodes[nid]
+            rn.anchor = (side, self.rnodes[k.id], self.rnodes[p.id])
+            self.rnodes[k.id].anchors.append(rn)
+        for rn in self.rnodes.values():
+            if rn.kleene and rn.anchors:  # subsets only for the owners and parents that use them
+                rn.enum = bool(rn.roots) or any(
+                    pid not in self.anchored or self.anchored[pid][0] != side for pid, side in rn.node.parents)
 
     # ---- running -------------------------------------------------------------------------------
     def run(self, stream: Sequence[Event], *, collect_matches: bool = True,
@@ -293,14 +371,19 @@ class MultiRuntime:
         TS = [e.ts for e in stream]
         AT = [e.attrs for e in stream]
         env = {"TS": TS, "AT": AT}
-        exec(compile(self.source or "pass", "<multi-plan>", "exec"), env)
+        exec(self._code, env)
         for rn in self.rnodes.values():
             rn.accept = env.get(f"accept_{rn.node.id}")
             rn.items = []
             rn.grow = []
+            rn.ext = {}
+            if rn.anchor is not None:
+                rn.join = env[f"join_{rn.node.id}_{rn.anchor[0]}"]
         for rn in self.rnodes.values():
             rn.ups = []
             for (pid, side), (parent, _) in rn.node.parents.items():
+                if pid in self.anchored or (pid, side) in self.dead:  # grown by _anchored / never joins
+                    continue
                 prn = self.rnodes[parent.id]
                 sib = _ONE if parent.is_filter else self.rnodes[(parent.right if side == 0 else parent.left).id]
                 rn.ups.append((prn, env[f"join_{parent.id}_{side}"], sib))
@@ -445,6 +528,7 @@ class MultiRuntime:
 
         by_type = self.by_type
         stored = [rn for rn in self.rnodes.values() if rn.store or rn.kleene]
+        anchored = [rn for rn in self.rnodes.values() if rn.anchor is not None]
         t0 = time.perf_counter()
         for j in range(n):
             e = stream[j]
@@ -475,6 +559,8 @@ class MultiRuntime:
                         gb = len(rn.grow)
                         rn.grow = [x for x in rn.grow if x[0] >= thr]
                         live[0] -= gb - len(rn.grow)
+                for rn in anchored:
+                    live[0] -= _expire(rn, (tj if rn.timekey else j) - rn.span)
             leaves = by_type.get(e.type)
             if not leaves or j >= count_to:
                 continue
@@ -485,7 +571,10 @@ class MultiRuntime:
                 if not rn.kleene:
                     push(rn, (k, k, j))
                     continue
-                self._kleene(rn, j, k, TS, push, live)
+                if rn.enum:
+                    self._kleene(rn, j, k, TS, push, live)
+                for an in rn.anchors:
+                    _anchored(an, j, k, TS, push, live, cap, wcap)
         for item in sorted(pend_ts):
             finalize(item[3], item[4], n)
         for item in sorted(pend_pos):
@@ -535,3 +624,75 @@ class MultiRuntime:
         for s in new:
             if len(s[2]) >= rn.lo:
                 push(rn, s)
+
+
+def _anchored(rn: _RNode, j: int, k: float, TS, push, live, cap, wcap) -> None:
+    """A start-anchored node's new instances at event ``j`` of its Kleene leaf (module docstring):
+    ``(x, (j,))`` for every sibling instance ``x`` the node's join accepts with ``j``, and ``(x, T +
+    (j,))`` for every stored ``T`` of such an ``x`` whose last event is strictly earlier.  ``rn.ext``
+    maps the sibling's slots to ``[mn, [T, ...]]``, the Kleene tuples that may still grow; they count
+    as partial matches unless the node stores them for its parents already (``push``)."""
+    side, kl, sib = rn.anchor
+    items = sib.items
+    if not items:
+        return
+    live[2] += len(items)
+    lo, hi = kl.lo, kl.hi
+    tj = TS[j]
+    ext = rn.ext
+    counted = not rn.store
+    out = []
+    one = (j,)
+    for z in rn.join((k, k, one), items):
+        key = z[2:-1] if side == 1 else z[3:]
+        got = ext.get(key)
+        if got is None:
+            got = ext[key] = [z[0], []]
+            ts = [one]
+        else:
+            old = got[1]
+            live[2] += len(old)
+            ts = [one] + [t + one for t in old if TS[t[-1]] < tj]
+        mn = got[0]
+        if hi is None and lo == 1:
+            got[1].extend(ts)
+            if counted:
+                live[0] += len(ts)
+        else:
+            for t in ts:
+                if hi is None or len(t) < hi:
+                    got[1].append(t)
+                    live[0] += counted or len(t) < lo
+            ts = [t for t in ts if len(t) >= lo]
+        if side == 1:
+            out += [(mn, k) + key + (t,) for t in ts]
+        else:
+            out += [(mn, k, t) + key for t in ts]
+    if live[0] > live[1]:
+        live[1] = live[0]
+        if live[1] > cap:
+            raise PartialMatchLimitError(f"more than {cap:,} live partial matches")
+    if live[2] > wcap:
+        raise WorkLimitError(f"the joins examined more than {wcap:,} candidate combinations")
+    if rn.roots or rn.ups:
+        for x in out:
+            push(rn, x)
+    elif rn.store:  # what push does for a node nobody joins or reports from
+        rn.items += out
+        live[0] += len(out)
+        if live[0] > live[1]:
+            live[1] = live[0]
+            if live[1] > cap:
+                raise PartialMatchLimitError(f"more than {cap:,} live partial matches")
+
+
+def _expire(rn: _RNode, thr: float) -> int:
+    """Drop a start-anchored node's growing Kleene tuples whose sibling instance left the window;
+    the number of counted partial matches dropped."""
+    gone = [key for key, (mn, _) in rn.ext.items() if mn < thr]
+    lo = rn.anchor[1].lo
+    n = 0
+    for key in gone:
+        ts = rn.ext.pop(key)[1]
+        n += len(ts) if not rn.store else sum(len(t) < lo for t in ts)
+    return n

@@ -4,7 +4,8 @@
 * :mod:`~evaluators.trends.greta` -- GRETA, non-shared online aggregation (Equations 1-3, panes);
 * :mod:`~evaluators.trends.hamlet` -- the HAMLET executor (Algorithm 1) under a sharing policy:
   static sharing here; the dynamic optimizer's policy comes from :mod:`algorithms.trends`;
-* :mod:`~evaluators.trends.two_step` -- construct all trends, then aggregate (with a cap);
+* :mod:`~evaluators.trends.two_step` -- construct all trends on the multi-pattern runtime, then aggregate
+  (with a cap);
 * :mod:`~evaluators.trends.sharon` -- SHARON-style flattening of Kleene into fixed-length sequences.
 
 Every engine is ``run(queries, stream, **options) -> TrendResult``; :data:`ENGINES` maps the names

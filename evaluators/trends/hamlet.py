@@ -53,7 +53,8 @@ class BurstInfo:
     ``candidates``: the queries that could share it (their ``E+`` is shareable); ``masks``: per event
     of the burst, the bit set of candidates (bit j = candidates[j]) that match it; ``b`` events in the
     burst, ``n`` events of the partition in the current pane so far (the burst included), ``g`` events in the graphlets a
-    new snapshot reads, ``t`` event types per query."""
+    new snapshot reads, ``t`` event types per query; ``keys`` per candidate the aggregates it keeps
+    beside its count (:func:`burst_keys`), None when every candidate is COUNT(*)-only."""
 
     type: str
     candidates: tuple[int, ...]
@@ -62,6 +63,21 @@ class BurstInfo:
     n: int
     g: int
     t: int
+    keys: tuple[frozenset, ...] | None = None
+
+
+def burst_keys(cands, etype: str) -> tuple[frozenset, ...] | None:
+    """Per candidate query, its aggregate entries beside the count: ``(True, kind, attr)`` for one of
+    the shared type ``etype`` (entries of the graphlet's tuple coefficients, shared by the queries
+    that have the same, :class:`~evaluators.trends.coefficients.GraphletAlgebra`) and ``(False, kind,
+    element, attr)`` for another element's; None if every candidate is COUNT(*)-only."""
+    if all(cq.agg.count_only for cq in cands):
+        return None
+    out = []
+    for cq in cands:
+        i = cq.elem_of_type[etype]
+        out.append(frozenset((True, kind, attr) if ei == i else (False, kind, ei, attr) for kind, ei, attr in cq.agg.specs))
+    return tuple(out)
 
 
 class SharingPolicy(Protocol):
@@ -126,6 +142,7 @@ class _Template:
                 if cq.kleene[i]:
                     kle.setdefault(t, []).append(cq)
         self.shareable = {t: qs for t, qs in kle.items() if len(qs) >= 2}
+        self.keys = {t: burst_keys(qs, t) for t, qs in self.shareable.items()}  # for the benefit model
         # candidates' filters on the shared type, grouped into classes of identical predicates (an
         # aggregated attribute of the type is part of the filter: it must be a number)
         self.classes: dict[str, list[tuple]] = {}
@@ -355,7 +372,7 @@ class HamletExecutor:
                         m |= cm
                 masks.append(m)
         info = BurstInfo(etype, tuple(cq.index for cq in cands), masks, len(events), part.n + len(events), part.since,
-                         max(len(cq.types) for cq in cands))
+                         max(len(cq.types) for cq in cands), tpl.keys[etype])
         t0 = time.perf_counter()
         chosen = self.policy.decide(info)
         self.decision_seconds += time.perf_counter() - t0

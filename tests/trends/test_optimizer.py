@@ -121,3 +121,45 @@ def test_dynamic_policy_splits_when_predicates_make_snapshots():
                          "RETURN COUNT(*) PATTERN SEQ(C c, B b+) WITHIN 1 hours")
     r2 = HamletExecutor(qs2, DynamicSharing()).run(stream)
     assert r2.extra["shared_graphlets"] == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(masks_strategy)
+def test_count_only_keys_cost_what_equation_7_costs(args):
+    """Candidates with no aggregate beside the count (empty keys) cost exactly Equation 7's plans."""
+    k, masks, n, g, t = args
+    b = len(masks)
+    empty = [frozenset()] * k
+    for bits in range(1 << k):
+        assert plan_cost(bits, k, masks, b=b, n=n, g=g, t=t, keys=empty) == plan_cost(bits, k, masks, b=b, n=n, g=g, t=t)
+    assert choose_sharing(k, masks, b=b, n=n, g=g, t=t, keys=empty) == choose_sharing(k, masks, b=b, n=n, g=g, t=t)
+
+
+def test_tuple_widths_are_charged():
+    """Two queries sharing a burst of E without snapshots (b=2, n=5, g=1, t=3).  As COUNT(*) queries
+    sharing costs 2*5 + 2*3 = 16 < 20: share.  Aggregating different attributes of E (SUM and MAX of
+    E.a; SUM and MIN of E.b) the shared coefficient is 5 wide and each state 3: 2*5*5 + 6*3 = 68 > 6*10:
+    do not share.  With the same aggregate (SUM(E.a) both): 2*5*2 + 4*3 = 32 < 40: share."""
+    masks, kw = [3, 3], {"b": 2, "n": 5, "g": 1, "t": 3}
+    assert shared_cost(b=2, n=5, s_p=1, s_c=1, k=2, g=1, t=3, w=5, kw=6) == 68
+    assert choose_sharing(2, masks, **kw)[0] == {0, 1}
+    apart = [frozenset({(True, "sum", "a"), (True, "max", "a")}), frozenset({(True, "sum", "b"), (True, "min", "b")})]
+    assert choose_sharing(2, masks, **kw, keys=apart)[0] == frozenset()
+    same = [frozenset({(True, "sum", "a")})] * 2
+    assert choose_sharing(2, masks, **kw, keys=same)[0] == {0, 1}
+
+
+def test_the_executor_gives_the_policy_each_candidates_aggregates():
+    """A burst's keys: per candidate its entries beside the count, those on the shared type marked."""
+    seen = []
+
+    class Recording(DynamicSharing):
+        def decide(self, burst):
+            seen.append(burst.keys)
+            return super().decide(burst)
+
+    qs = parse_patterns("RETURN COUNT(*) PATTERN SEQ(A a, B b+) WITHIN 1 hours\n"
+                        "RETURN SUM(b.x), MAX(a.x) PATTERN SEQ(A a, B b+) WITHIN 1 hours")
+    evs = [Event("A", 0.0, {"x": 1})] + [Event("B", float(i), {"x": i}) for i in range(1, 4)]
+    HamletExecutor(qs, Recording()).run(EventStream(evs))
+    assert seen == [(frozenset(), frozenset({(True, "sum", "x"), (False, "max", 0, "x")}))]
