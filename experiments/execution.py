@@ -1,5 +1,6 @@
 """Run an experiment's cells into its results folder: skip the finished ones, store each as it
-finishes, keep the traceback of each that fails, and say at the end what happened.
+finishes, keep the traceback of each that fails, and say at the end what happened.  Cells stored
+by another configuration of the same experiment are kept, and the run warns that they are there.
 
 Every experiment kind (``experiments/exps/*.py``) builds its cell specifications and hands them,
 with its cell function, to :func:`execute_cells`.  A cell is done when its rows are stored; a cell
@@ -36,6 +37,14 @@ def execute_cells(
         f"on {runner.describe()['runner']} with {runner.concurrency} at a time",
         file=sys.stderr,
     )
+    stale = len(done - {cell_id(s) for s in specs})
+    if stale:
+        print(
+            f"{name}: warning: {stale} cells stored in {out_dir} are not cells of this configuration (an earlier "
+            "one); they stay in the store and its tables and report include them -- run into an empty results "
+            "folder to keep them apart",
+            file=sys.stderr,
+        )
     meta.write()
     summary = None
     try:

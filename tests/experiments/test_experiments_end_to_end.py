@@ -65,10 +65,24 @@ def test_tiny_experiment_through_hydra_and_spark_equals_serial(tmp_path, serial_
     assert meta["end_time"] and meta["packages"]["pyspark"] and "nasdaq" in meta["datasets"]
 
 
+def test_a_run_warns_of_cells_stored_by_another_configuration(serial_results, tmp_path):
+    import shutil
+
+    out = tmp_path / "results"
+    shutil.copytree(serial_results, out)
+    narrower = [o for o in TINY if not o.startswith("exp.planners")] + ["exp.planners=[EFREQ]"]
+    r = run_exp(*narrower, "runner=serial", f"results_dir={out}")
+    assert r.returncode == 0, r.stderr
+    assert "2 cells (2 already done in" in r.stderr and "running 0 " in r.stderr
+    assert "warning: 4 cells stored in" in r.stderr and "not cells of this configuration" in r.stderr
+    assert len(ResultStore(out / "jqpg_fig3").load()["cell_id"].unique()) == 6  # nothing dropped
+
+
 def test_rerun_skips_done_cells_and_report_and_verify_work(serial_results):
     r = run_exp(*TINY, "runner=serial", f"results_dir={serial_results}")
     assert r.returncode == 0, r.stderr
     assert "6 cells (6 already done in" in r.stderr and "running 0 " in r.stderr
+    assert "not cells of this configuration" not in r.stderr
     rep = subprocess.run([sys.executable, "-m", "experiments", "report", "--results-dir", str(serial_results)], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert rep.returncode == 0, rep.stderr
     assert f"reading results in {serial_results}" in rep.stdout
