@@ -58,18 +58,20 @@ from __future__ import annotations
 
 import json
 import statistics
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from omegaconf import DictConfig
 
 from cep.errors import ConfigError, EvaluationLimitError
+from experiments.parallel_mpm import check_cores
 
-SWEEPS = ("r", "queries", "window_ratio", "nesting")
+SWEEPS = ("r", "queries", "window_ratio", "nesting", "cores")
 METHODS = ("NA", "MST", "LCSE", "SH-MDT")  # planner names of algorithms.multi.registry
-OPTIMIZERS = ("exact", "annealing")
+OPTIMIZERS = ("exact", "annealing")  # MOTTO's Steiner search, forced one way (the queries sweep, beside NA)
 PARAMS = ("queries", "r", "length", "level", "window", "window_ratio", "budget_s", "sharing_types")
-PARAM_OF = {"r": "r", "queries": "queries", "window_ratio": "window_ratio", "nesting": "level"}  # sweep -> parameter
+PARAM_OF = {"r": "r", "queries": "queries", "window_ratio": "window_ratio", "nesting": "level", "cores": "cores"}  # sweep -> parameter
+SA_ITERATIONS = 20000  # annealing's steps in the queries sweep (as algorithms.motto.measure and SH-MDT)
 
 
 def build_specs(cfg: DictConfig) -> list[dict]:
@@ -93,38 +95,83 @@ def build_specs(cfg: DictConfig) -> list[dict]:
         if extra:
             raise ConfigError(f"unknown parameter {extra[0]!r} in the {name} sweep of {exp.name}; known: {', '.join(PARAMS)}")
         algs = list(sweep["algorithms"])
-        known = OPTIMIZERS if name == "queries" else tuple(METHODS)
+        known = ("NA",) + OPTIMIZERS if name == "queries" else tuple(METHODS)
         bad = [a for a in algs if a not in known]
         if bad:
             raise ConfigError(f"unknown method {bad[0]!r} in the {name} sweep of {exp.name}; known: {', '.join(known)}")
-        for v in sc["values"][name]:
+        if name == "queries" and "NA" not in algs:
+            raise ConfigError(f"the queries sweep of {exp.name} needs NA (the throughput normalizer) among its methods")
+        if name == "cores" and len(algs) != 1:
+            raise ConfigError(f"the cores sweep of {exp.name} runs one method's global plan, got {len(algs)}: {algs}")
+        values = sc["values"].get(name) if name in sc["values"] else None
+        if values is None:
+            raise ConfigError(f"no values for the {name} sweep of {exp.name} at this scale (scales.<scale>.values.{name})")
+        for v in values:
+            if name == "cores":
+                check_cores(v)
             for seed in sc["seeds"]:
                 params = {**base, **(sweep.get("base") or {}), PARAM_OF[name]: v, "repeats": int(sc.get("repeats", 1)),
                           "max_partial_matches": int(sc.get("max_partial_matches", 200000)),
                           "max_work": int(sc.get("max_work", 20_000_000))}
-                if name == "queries":  # optimizer side: one cell per optimizer
-                    for alg in algs:
-                        specs.append({**common, "x_name": name, "x_value": v, "seed": int(seed), "algorithms": [alg],
-                                      "pattern_id": f"{name}={v}-s{seed}", "params": params, "stream": stream})
-                else:  # every method of a workload in one cell, timed in turns
-                    specs.append({**common, "x_name": name, "x_value": v, "seed": int(seed), "algorithms": algs,
-                                  "pattern_id": f"{name}={v}-s{seed}", "params": params, "stream": stream})
+                spec = {**common, "x_name": name, "x_value": v, "seed": int(seed), "algorithms": algs,
+                        "pattern_id": f"{name}={v}-s{seed}", "params": params, "stream": stream}
+                if name == "cores":  # the runs' own Spark sessions (experiments.parallel_mpm.cores_master)
+                    params["repeats"] = int(sc.get("cores_repeats", params["repeats"]))
+                    spec["spark_master"] = spark_master_of(cfg)
+                specs.append(spec)  # every method of a workload in one cell, timed in turns
     return specs
 
 
-def run(cfg: DictConfig, out_dir: Path) -> int:
-    from experiments.execution import run_all_cells
+def spark_master_of(cfg: DictConfig) -> str | None:
+    """The standalone master the core study uses (the Spark runner's ``spark://`` master), or None
+    (``local[k]``)."""
+    r = cfg.get("runner") or {}
+    m = r.get("master") if r.get("name") == "spark" else None
+    return str(m) if m and str(m).startswith("spark://") else None
 
-    return run_all_cells(cfg, out_dir, build_specs(cfg), run_cell)
+
+def run(cfg: DictConfig, out_dir: Path) -> int:
+    """The cells on the configured runner, then the core study's cells in the driver, one after the
+    other: each starts its own SparkSession of ``k`` cores, which a Spark task cannot do (one
+    SparkContext per JVM), so the runner's session is stopped first."""
+    from omegaconf import OmegaConf
+
+    from experiments.execution import execute_cells
+    from experiments.metadata import RunMetadata
+    from experiments.runners import SerialRunner, make_runner
+    from experiments.store import ResultStore, cell_id
+
+    specs = build_specs(cfg)
+    done = ResultStore(out_dir).done_ids()
+    pooled = [s for s in specs if s["x_name"] != "cores"]
+    driver = [s for s in specs if s["x_name"] == "cores"]
+    meta = RunMetadata(out_dir / "metadata.json", OmegaConf.to_container(cfg, resolve=True))
+    failed = 0
+    if pooled:
+        runner = make_runner(cfg.runner)
+        try:
+            meta.update(**runner.describe())
+            failed += execute_cells(cfg, out_dir, pooled, run_cell, runner=runner, meta=meta)
+        finally:
+            runner.close()
+    if driver:
+        from experiments.parallel_mpm import stop_spark
+
+        stop_spark()
+        masters = sorted({s.get("spark_master") or "local[k]" for s in driver})
+        meta.update(driver_cells={"cells": len(driver), "runner": "serial, in the driver", "spark_masters": masters})
+        failed += execute_cells(cfg, out_dir, driver, run_cell, runner=SerialRunner(), meta=meta)
+    meta.finish(cells_total=len(specs), cells_run=sum(cell_id(s) not in done for s in specs), cells_failed=failed,
+                rows=len(ResultStore(out_dir).load()))
+    return failed
 
 
 # ---- one cell ----------------------------------------------------------------------------------------
 def workload_of(spec: Mapping, counts: Mapping[str, int]):
     """The cell's Table V workload as patterns over the pool's symbols (``E_i`` = the i-th rarest)."""
-    from cep.pattern import Window
-
     from algorithms.motto.query import Query
     from algorithms.motto.workloads import table_v_workload
+    from cep.pattern import Window
 
     p = spec["params"]
     pool = spec["stream"]["pool"]
@@ -155,68 +202,81 @@ def _row(spec: Mapping, alg: str, metric: str, value, *, plan: str = "", status:
         "experiment": spec["experiment"], "dataset": spec["dataset"], "workload": "motto",
         "size": int(p["queries"]), "pattern_id": spec["pattern_id"],
         "seed": int(spec["seed"]), "algorithm": alg, "kind": "multi",
-        "evaluator": None if spec["x_name"] == "queries" else "tree", "alpha": 0.0, "strategy": None, "metric": metric,
+        "evaluator": "spark-tasks" if spec["x_name"] == "cores" and alg != "serial" else "tree", "alpha": 0.0, "strategy": None, "metric": metric,
         "value": None if value is None else float(value), "status": status, "plan": plan,
         "params": json.dumps(p, sort_keys=True), "cell_id": cell_id(spec), "code_version": spec.get("_code_version"),
         "x_name": spec["x_name"], "x_value": float(spec["x_value"]),
     }
 
 
-def _optimizer_cell(spec: Mapping) -> list[dict]:
-    """Figure 14a, optimizer side: MOTTO's exact search (MILP branch and bound within the budget)
-    or annealing, on the sharing graph of a Table V workload (:func:`algorithms.motto.measure.measure`)."""
-    from algorithms.motto.measure import measure
+def plan_digest(gplan) -> str:
+    """A digest of a global plan: its local plans and the nodes it shares."""
+    import hashlib
 
-    p = spec["params"]
-    alg = spec["algorithms"][0]
-    m = measure(int(p["queries"]), seed=int(spec["seed"]), r=float(p["r"]), budget_s=float(p["budget_s"]), combinatorial=False)
-    if alg == "exact":
-        rows = [_row(spec, alg, "optimizer_s", m["milp_s"]), _row(spec, alg, "planned_gain", 1.0 / m["milp_cost/trivial"]),
-                _row(spec, alg, "finished", 1.0 if m["milp_exact"] else 0.0)]
-    else:
-        rows = [_row(spec, alg, "optimizer_s", m["sa_s"]), _row(spec, alg, "planned_gain", 1.0 / m["sa_cost/trivial"])]
-    return rows + [_row(spec, alg, "graph_vertices", m["vertices"]), _row(spec, alg, "graph_arcs", m["arcs"]),
-                   _row(spec, alg, "graph_build_s", m["build_s"])]
+    d = gplan.describe()
+    return hashlib.sha1(json.dumps([d["plans"], d["shared_nodes"]], sort_keys=True).encode()).hexdigest()[:16]
 
 
-def run_cell(spec: Mapping) -> list[dict]:
-    if spec["x_name"] == "queries":
-        return _optimizer_cell(spec)
-    import algorithms.multi.sh_mdt as sh_mdt
-    from algorithms.multi import plan_workload
+def solver_plans(patterns, stats, *, budget_s: float, seed: int) -> dict:
+    """SH-MDT's MPM with MOTTO's Steiner tree found each way (Figure 14a): ``"exact"`` by the MILP
+    branch and bound within ``budget_s`` (its incumbent if it stops at the budget), ``"annealing"``
+    by simulated annealing alone from scratch -- one sharing graph, built once as
+    :func:`algorithms.multi.sh_mdt.sh_mdt_plan` builds it (MPM techniques, leaves not charged), each
+    tree mapped onto the MPM by the same functions.  Per method: the MPM, the MOTTO plan, the
+    search's seconds, whether it finished; and the graph's size and build time."""
+    import time
+
+    from algorithms.motto.cost import MottoCosts
+    from algorithms.motto.graph import build_graph
+    from algorithms.motto.plan import MottoPlan, _steps
+    from algorithms.motto.steiner import milp_branch_and_bound, simulated_annealing
+    from algorithms.multi.costs import workload_models
+    from algorithms.multi.sh_mdt import (
+        MPM_TECHNIQUES,
+        motto_queries,
+        sharing_mpm,
+        sharing_of_motto_plan,
+    )
+    from cep.global_plans import workload_clauses
+
+    clauses = workload_clauses(patterns)
+    models = workload_models(clauses, stats)
+    queries, qname = motto_queries(patterns, clauses)
+    st = stats[0] if isinstance(stats, (list, tuple)) else stats
+    t0 = time.perf_counter()
+    sg = build_graph(queries, st, techniques=MPM_TECHNIQUES, costs=MottoCosts(st, None, charge_leaves=False))
+    build_s = time.perf_counter() - t0
+    g = sg.graph
+    size = {"vertices": g.n, "steiner": len(g.steiner), "arcs": len(g.arcs)}
+    out = {"graph": size, "build_s": build_s, "trivial_cost": g.trivial_cost()}
+    for name, res in (("exact", milp_branch_and_bound(g, time_budget_s=budget_s)),
+                      ("annealing", simulated_annealing(g, seed=seed, iterations=SA_ITERATIONS, time_budget_s=budget_s))):
+        mp = MottoPlan(tuple(queries), _steps(sg, res.parent), {q: sg.names[v] for q, v in sg.terminal_of.items()},
+                       res.cost, g.trivial_cost(), name, res.seconds, size)
+        out[name] = {"plan": sharing_mpm(clauses, models, sharing_of_motto_plan(mp, qname, st.rates)), "motto": mp,
+                     "seconds": res.seconds, "finished": res.exact}
+    return out
+
+
+def _evaluate_in_turns(spec: Mapping, pats, planned: Mapping, stream) -> list[dict]:
+    """Every plan of ``planned`` ({method: (global plan, digest)}) over the stream, ``repeats``
+    times in turns; throughput (median), matches, events, peak partial matches, work."""
     from evaluators.multi import evaluate_workload
-    from experiments.exps.mcep_figs import _digest
-    from experiments.experiment_stream import experiment_stream
-    from experiments.statistics import estimate_workload_statistics
 
     p = spec["params"]
-    stream = experiment_stream(spec["stream"])
-    pats = workload_of(spec, stream.type_counts())
-    stats = estimate_workload_statistics(stream, pats, seed=int(spec["seed"]))
-    rows, planned = [], {}
-    for alg in spec["algorithms"]:
-        sh_mdt.last_motto_plan = None
-        r = plan_workload(pats, alg, stats, seed=int(spec["seed"]), time_limit=float(p["budget_s"]))
-        plan = _digest(r.plan)
-        if alg in ("MST", "SH-MDT") and sh_mdt.last_motto_plan is not None:  # MOTTO's own objective
-            mp = sh_mdt.last_motto_plan
-            rows.append(_row(spec, alg, "planned_gain", mp.trivial_cost / mp.cost if mp.cost > 0 else None, plan=plan))
-        planned[alg] = (r, plan)
-        shared = sum(1 for n in r.plan.shared_nodes() if not n.is_leaf)
-        rows += [_row(spec, alg, "plan_cost", r.cost, plan=plan), _row(spec, alg, "trivial_cost", r.trivial_cost, plan=plan),
-                 _row(spec, alg, "plan_time_s", r.plan_time_s, plan=plan), _row(spec, alg, "shared_nodes", shared, plan=plan)]
     runs: dict[str, list] = {a: [] for a in planned}
     capped: dict[str, str] = {}
     for _ in range(int(p["repeats"])):  # in turns, so that every method sees the same machine
-        for alg, (r, _plan) in planned.items():
+        for alg, (gplan, _plan) in planned.items():
             if alg in capped:
                 continue
             try:
-                runs[alg].append(evaluate_workload(pats, r.plan, stream, collect_matches=False,
+                runs[alg].append(evaluate_workload(pats, gplan, stream, collect_matches=False,
                                                    max_partial_matches=int(p["max_partial_matches"]), max_work=int(p["max_work"])))
             except EvaluationLimitError as e:
                 capped[alg] = f"capped: {e}"
-    for alg, (_r, plan) in planned.items():
+    rows = []
+    for alg, (_g, plan) in planned.items():
         if alg in capped:
             rows.append(_row(spec, alg, "throughput_eps", None, plan=plan, status=capped[alg]))
             continue
@@ -229,3 +289,122 @@ def run_cell(spec: Mapping) -> list[dict]:
             _row(spec, alg, "work", m["work"], plan=plan),
         ]
     return rows
+
+
+def _workload(spec: Mapping):
+    from experiments.experiment_stream import experiment_stream
+    from experiments.statistics import estimate_workload_statistics
+
+    stream = experiment_stream(spec["stream"])
+    pats = workload_of(spec, stream.type_counts())
+    return stream, pats, estimate_workload_statistics(stream, pats, seed=int(spec["seed"]))
+
+
+def _queries_cell(spec: Mapping) -> list[dict]:
+    """Figure 14a: NA and SH-MDT with MOTTO's exact and annealing Steiner searches
+    (:func:`solver_plans`) on one workload: the optimizer side (seconds, MOTTO's planned gain, whether
+    the exact search finished, the graph) and every plan on the evaluator, timed in turns."""
+    from algorithms.multi import plan_workload
+    from algorithms.multi.costs import cost_multi, workload_models
+
+    p = spec["params"]
+    stream, pats, stats = _workload(spec)
+    sp = solver_plans(pats, stats, budget_s=float(p["budget_s"]), seed=int(spec["seed"]))
+    models = workload_models(sp["exact"]["plan"], stats)
+    rows, planned = [], {}
+    for alg in spec["algorithms"]:
+        if alg == "NA":
+            r = plan_workload(pats, "NA", stats, seed=int(spec["seed"]), time_limit=float(p["budget_s"]))
+            gplan, cost = r.plan, r.cost
+        else:
+            s = sp[alg]
+            gplan, cost = s["plan"], cost_multi(s["plan"], models)
+        plan = plan_digest(gplan)
+        planned[alg] = (gplan, plan)
+        shared = sum(1 for n in gplan.shared_nodes() if not n.is_leaf)
+        rows += [_row(spec, alg, "plan_cost", cost, plan=plan), _row(spec, alg, "shared_nodes", shared, plan=plan)]
+        if alg != "NA":
+            mp = sp[alg]["motto"]
+            rows += [_row(spec, alg, "optimizer_s", sp[alg]["seconds"], plan=plan),
+                     _row(spec, alg, "planned_gain", mp.trivial_cost / mp.cost if mp.cost > 0 else None, plan=plan),
+                     _row(spec, alg, "graph_vertices", sp["graph"]["vertices"], plan=plan),
+                     _row(spec, alg, "graph_arcs", sp["graph"]["arcs"], plan=plan),
+                     _row(spec, alg, "graph_build_s", sp["build_s"], plan=plan)]
+            if alg == "exact":
+                rows.append(_row(spec, alg, "finished", 1.0 if sp[alg]["finished"] else 0.0, plan=plan))
+    return rows + _evaluate_in_turns(spec, pats, planned, stream)
+
+
+def _cores_cell(spec: Mapping) -> list[dict]:
+    """Figure 14b: one workload's global plan (the sweep's one method) partitioned into ``cores``
+    groups and run as that many Spark tasks on a session of that many cores
+    (:mod:`experiments.parallel_mpm`); beside it the same plan in one thread of the driver.  Runs in
+    the driver (:func:`run`), never in a Spark task.  The parallel run's per-pattern counts must be
+    the driver's."""
+    from algorithms.multi import plan_workload
+    from algorithms.multi.costs import workload_models
+    from evaluators.multi import evaluate_workload
+    from experiments.parallel_mpm import (
+        cores_session,
+        group_payloads,
+        partition_plan,
+        run_parallel,
+    )
+
+    p = spec["params"]
+    k = check_cores(p["cores"])
+    alg = spec["algorithms"][0]
+    stream, pats, stats = _workload(spec)
+    r = plan_workload(pats, alg, stats, seed=int(spec["seed"]), time_limit=float(p["budget_s"]))
+    plan = plan_digest(r.plan)
+    part = partition_plan(r.plan, workload_models(r.plan, stats), k)
+    caps = {"max_partial_matches": int(p["max_partial_matches"]), "max_work": int(p["max_work"])}
+    serial = [evaluate_workload(pats, r.plan, stream, collect_matches=False, **caps) for _ in range(int(p["repeats"]))]
+    payloads = group_payloads(pats, r.plan, part, spec["stream"], **caps)
+    with cores_session(k, spec.get("spark_master")) as spark:
+        run = run_parallel(spark, payloads, repeats=int(p["repeats"]))
+    if run.counts != list(serial[0].counts):
+        raise AssertionError(f"the {k}-task run's per-pattern matches differ from the single-thread run's")
+    slowest = [max(t) for t in run.task_s]
+    m = serial[0].metrics
+    return [
+        _row(spec, alg, "throughput_eps", run.throughput_eps, plan=plan),
+        _row(spec, alg, "elapsed_s", statistics.median(run.wall_s), plan=plan),
+        _row(spec, alg, "throughput_spread", max(run.wall_s) / min(run.wall_s), plan=plan),
+        _row(spec, alg, "events", run.events, plan=plan),
+        _row(spec, alg, "matches", sum(run.counts), plan=plan),
+        _row(spec, alg, "work", run.work, plan=plan),
+        _row(spec, alg, "plan_cost", part.total_cost, plan=plan),
+        _row(spec, alg, "parallel_groups", len(part.groups), plan=plan),
+        _row(spec, alg, "speedup_bound", part.speedup_bound, plan=plan),
+        _row(spec, alg, "copied_nodes", part.copied_nodes, plan=plan),
+        _row(spec, alg, "slowest_task_s", statistics.median(slowest), plan=plan),
+        _row(spec, "serial", "throughput_eps", statistics.median(x.metrics["throughput_eps"] for x in serial), plan=plan),
+        _row(spec, "serial", "matches", m["matches"], plan=plan),
+        _row(spec, "serial", "work", m["work"], plan=plan),
+    ]
+
+
+def run_cell(spec: Mapping) -> list[dict]:
+    if spec["x_name"] == "queries":
+        return _queries_cell(spec)
+    if spec["x_name"] == "cores":
+        return _cores_cell(spec)
+    from algorithms.multi import plan_workload, sh_mdt
+    from experiments.exps.mcep_figs import _digest
+
+    p = spec["params"]
+    stream, pats, stats = _workload(spec)
+    rows, planned = [], {}
+    for alg in spec["algorithms"]:
+        sh_mdt.last_motto_plan = None
+        r = plan_workload(pats, alg, stats, seed=int(spec["seed"]), time_limit=float(p["budget_s"]))
+        plan = _digest(r.plan)
+        if alg in ("MST", "SH-MDT") and sh_mdt.last_motto_plan is not None:  # MOTTO's own objective
+            mp = sh_mdt.last_motto_plan
+            rows.append(_row(spec, alg, "planned_gain", mp.trivial_cost / mp.cost if mp.cost > 0 else None, plan=plan))
+        planned[alg] = (r.plan, plan)
+        shared = sum(1 for n in r.plan.shared_nodes() if not n.is_leaf)
+        rows += [_row(spec, alg, "plan_cost", r.cost, plan=plan), _row(spec, alg, "trivial_cost", r.trivial_cost, plan=plan),
+                 _row(spec, alg, "plan_time_s", r.plan_time_s, plan=plan), _row(spec, alg, "shared_nodes", shared, plan=plan)]
+    return rows + _evaluate_in_turns(spec, pats, planned, stream)
