@@ -27,7 +27,8 @@ the parallel run here splits the plan, not the stream:
   per-pattern match counts.  Throughput is the stream's events over the wall time of the whole job
   measured at the driver -- task scheduling, the group's plan compilation and evaluation, and the
   collection of results included; session start-up excluded; one untimed warm-up job first (it
-  starts the Python workers and builds their streams); the median of ``repeats`` runs.
+  starts the Python workers and builds their streams, :func:`warm_worker`); the median of
+  ``repeats`` runs.
 * **Sessions** (:func:`cores_session`): ``local[k]`` by default; with a standalone master
   (``spark://...``) the session asks for ``k`` executors of one core (``spark.cores.max = k``,
   ``spark.executor.cores = 1``) and waits until they are registered.  A JVM holds one SparkContext,
@@ -263,14 +264,24 @@ class ParallelRun:
         return self.events / statistics.median(self.wall_s)
 
 
-def run_parallel(spark, payloads: Sequence[Mapping], *, repeats: int = 3, warmup: int = 1) -> ParallelRun:
-    """Run the groups as one Spark job of ``len(payloads)`` tasks, ``warmup`` untimed times and then
-    ``repeats`` timed times; every run must report the same per-pattern counts."""
+def warm_worker(payload: Mapping) -> int:
+    """A warm-up task: import the evaluator and build the stream in this Python worker (cached)."""
+    import evaluators.multi  # noqa: F401
+    from experiments.experiment_stream import experiment_stream
+
+    return len(experiment_stream(payload["stream"]))
+
+
+def run_parallel(spark, payloads: Sequence[Mapping], *, repeats: int = 3) -> ParallelRun:
+    """Run the groups as one Spark job of ``len(payloads)`` tasks ``repeats`` times, after one
+    untimed warm-up job of as many tasks (:func:`warm_worker`: the Python workers started, their
+    streams built); every run must report the same per-pattern counts."""
     sc = spark.sparkContext
     n = len(payloads)
+    sc.parallelize(list(payloads), n).map(warm_worker).collect()
     walls, tasks, counts = [], [], None
     out = []
-    for r in range(warmup + repeats):
+    for _ in range(repeats):
         t0 = time.perf_counter()
         out = sc.parallelize(list(payloads), n).map(run_group).collect()
         wall = time.perf_counter() - t0
@@ -281,9 +292,8 @@ def run_parallel(spark, payloads: Sequence[Mapping], *, repeats: int = 3, warmup
         assert sorted(got) == list(range(len(got))), "every pattern is evaluated by exactly one task"
         assert counts is None or c == counts, "a repeat of the parallel run reported other counts"
         counts = c
-        if r >= warmup:
-            walls.append(wall)
-            tasks.append(sorted(x["elapsed_s"] for x in out))
+        walls.append(wall)
+        tasks.append(sorted(x["elapsed_s"] for x in out))
     found = {p: ms for x in out for p, ms in x.get("matches", {}).items()} if out and "matches" in out[0] else None
     return ParallelRun(n, out[0]["events"] if out else 0, walls, tasks, counts or [], sum(x["work"] for x in out), found)
 

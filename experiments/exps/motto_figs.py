@@ -38,20 +38,36 @@ answering the smaller-window query (a window filter) *is* realized: MPM node key
 and every owner checks its own at its root.  MOTTO's costs leave out the event buffers, which the
 MPM shares whatever the plan.  DISJ does not occur in Table V's templates.
 
-Sweeps (``x_name``): ``r`` (Figure 13a, the basic-workload ratio); ``queries`` (Figure 14a, the
-optimizer side only: MOTTO's exact Steiner search against annealing, time and planned gain, by
-:func:`algorithms.motto.measure.measure` on its seeded rates); ``window_ratio`` (Figure 14c, source
-window over beneficiary window, the larger of the two equal to ``window``); ``nesting`` (Figure 14d,
-the nesting level of type-7 queries, r = 0).  Figure 14b (1 to 6 CPU cores) is not run: the
-machine has 2 cores and the multi-pattern evaluator is single-threaded.
+Sweeps (``x_name``): ``r`` (Figure 13a, the basic-workload ratio); ``queries`` (Figure 14a: SH-MDT with
+MOTTO's Steiner tree found by the exact MILP branch and bound within ``budget_s`` and by simulated
+annealing alone, on one sharing graph built as SH-MDT builds it from the stream's statistics
+(:func:`solver_plans`) -- each search's time, MOTTO's planned gain and whether the exact search
+finished -- and both plans with NA, the normalizer, timed in turns on the evaluator);
+``window_ratio`` (Figure 14c, source window over beneficiary window, the larger of the two equal to
+``window``); ``nesting`` (Figure 14d, the nesting level of type-7 queries, r = 0); ``cores`` (Figure
+14b: one workload's global plan of the sweep's one method split into ``k`` groups that keep shared
+sub-trees together, run as ``k`` Spark tasks on a session of ``k`` cores -- ``local[k]``, or ``k``
+one-core executors of the Spark runner's ``spark://`` master -- throughput measured at the driver,
+the median of ``cores_repeats`` runs after a warm-up, over a longer stream of ``cores_windows``
+windows; beside it the same plan once in one thread of the driver, whose per-pattern counts the
+parallel run must equal; :mod:`experiments.parallel_mpm`).  A
+core cell starts and stops its own SparkSession, which a Spark task cannot do (one SparkContext per
+JVM): :func:`run` runs the other cells on the configured runner first, stops the runner's session,
+then runs the core cells in the driver one after the other.  On a 2-core machine the throughput can
+only flatten past 2 cores.
 
-Rows (:mod:`experiments.store`): ``workload`` ``motto``; ``algorithm`` the method (``exact`` or
-``annealing`` in the queries sweep); ``x_name``/``x_value``; metrics ``throughput_eps``,
-``matches``, ``events``, ``work``, ``peak_partial_matches``, ``plan_cost`` (our Cost_tree^multi of
-the MPM), ``trivial_cost``, ``plan_time_s``, ``shared_nodes`` (internal MPM nodes with two or more
-owners), for MST and SH-MDT ``planned_gain`` (MOTTO's own objective: its trivial plan's cost over its
-Steiner tree's); in the queries sweep ``optimizer_s``, ``planned_gain`` (trivial cost over the Steiner
-tree's cost) and ``finished`` (1 if the exact search finished within its budget).
+Rows (:mod:`experiments.store`): ``workload`` ``motto``; ``algorithm`` the method (``NA``, ``exact`` or
+``annealing`` in the queries sweep; in the cores sweep the method, and ``serial`` for its plan in one
+thread of the driver); ``x_name``/``x_value``; metrics ``throughput_eps``, ``matches``, ``events``,
+``work``, ``peak_partial_matches``, ``plan_cost`` (our Cost_tree^multi of the MPM), ``trivial_cost``,
+``plan_time_s``, ``shared_nodes`` (internal MPM nodes with two or more owners), for MST and SH-MDT
+``planned_gain`` (MOTTO's own objective: its trivial plan's cost over its Steiner tree's); in the
+queries sweep for exact and annealing ``optimizer_s``, ``planned_gain``, ``graph_vertices``,
+``graph_arcs``, ``graph_build_s`` and for exact ``finished`` (1 if the MILP finished within its
+budget); in the cores sweep ``elapsed_s`` (the parallel run's wall time at the driver, median),
+``throughput_spread`` (slowest over fastest run), ``parallel_groups``, ``speedup_bound`` (the whole
+plan's planned cost over the largest group's), ``copied_nodes`` (internal nodes two or more groups
+compute, one copy each) and ``slowest_task_s`` (the slowest task's own detection time, median).
 """
 
 from __future__ import annotations
@@ -85,6 +101,9 @@ def build_specs(cfg: DictConfig) -> list[dict]:
     if unknown:
         raise ConfigError(f"unknown parameter {unknown[0]!r} in {exp.name}; known: {', '.join(PARAMS)}")
     dname, stream = replayed_pool_stream(cfg, sc, base["window"], 13)
+    # the core study's runs are one Spark job each: a longer stream (cores_windows) keeps the job's
+    # scheduling a small part of its time
+    cores_stream = {**stream, "replay": {**stream["replay"], "windows": float(sc.get("cores_windows", sc["windows"]))}}
     common = {"experiment": exp.name, "figure": exp.figure, "dataset": dname, "_code_version": git_commit()}
     specs = []
     for sweep in exp.sweeps:
@@ -115,9 +134,10 @@ def build_specs(cfg: DictConfig) -> list[dict]:
                           "max_work": int(sc.get("max_work", 20_000_000))}
                 spec = {**common, "x_name": name, "x_value": v, "seed": int(seed), "algorithms": algs,
                         "pattern_id": f"{name}={v}-s{seed}", "params": params, "stream": stream}
-                if name == "cores":  # the runs' own Spark sessions (experiments.parallel_mpm.cores_master)
+                if name == "cores":  # the runs' own Spark sessions (experiments.parallel_mpm.cores_master), a longer stream
                     params["repeats"] = int(sc.get("cores_repeats", params["repeats"]))
                     spec["spark_master"] = spark_master_of(cfg)
+                    spec["stream"] = cores_stream
                 specs.append(spec)  # every method of a workload in one cell, timed in turns
     return specs
 
@@ -359,7 +379,7 @@ def _cores_cell(spec: Mapping) -> list[dict]:
     plan = plan_digest(r.plan)
     part = partition_plan(r.plan, workload_models(r.plan, stats), k)
     caps = {"max_partial_matches": int(p["max_partial_matches"]), "max_work": int(p["max_work"])}
-    serial = [evaluate_workload(pats, r.plan, stream, collect_matches=False, **caps) for _ in range(int(p["repeats"]))]
+    serial = [evaluate_workload(pats, r.plan, stream, collect_matches=False, **caps)]  # the reference counts (one run)
     payloads = group_payloads(pats, r.plan, part, spec["stream"], **caps)
     with cores_session(k, spec.get("spark_master")) as spark:
         run = run_parallel(spark, payloads, repeats=int(p["repeats"]))

@@ -111,9 +111,9 @@ def tiny_rows():
                        ("motto_fig14", ["exp.scales.quick.values.queries=[5,10]", "exp.scales.quick.values.window_ratio=[4,1,0.25]",
                                         "exp.scales.quick.values.nesting=[2,3]",
                                         # the core study starts its own Spark sessions: tests/experiments/test_motto_parallel.py
-                                        "exp.sweeps=[{x: queries, algorithms: [NA, exact, annealing]}, "
-                                        "{x: window_ratio, algorithms: [NA, MST, LCSE, SH-MDT]}, "
-                                        "{x: nesting, algorithms: [NA, MST, LCSE, SH-MDT], base: {r: 0.0}}]"])):
+                                        ("exp.sweeps=[{x: queries, algorithms: [NA, exact, annealing]}, "
+                                         "{x: window_ratio, algorithms: [NA, MST, LCSE, SH-MDT]}, "
+                                         "{x: nesting, algorithms: [NA, MST, LCSE, SH-MDT], base: {r: 0.0}}]")])):
         cfg = _cfg(exp, "exp.scales.quick.seeds=[0,1]", "exp.scales.quick.windows=20", "exp.scales.quick.repeats=1",
                    "exp.scales.quick.base.queries=6", "exp.scales.quick.base.budget_s=1", *extra)
         rows += [r for s in build_specs(cfg) for r in run_cell(s)]
