@@ -422,7 +422,7 @@ def _fig14b(df: pd.DataFrame, figure_dir) -> tuple[list, list[str], list[Claim]]
                     color=color, marker=marker, linestyle=ls, label=name, capsize=2, linewidth=1.2, markersize=5)
     ax.axvline(2, color="#BBBBBB", linewidth=0.8, linestyle="--")
     ax.set_title("MOTTO Fig. 14b: throughput vs cores (machine: 2 cores, dashed)", fontsize=8)
-    finish_axes(ax, xlabel=X_LABELS["cores"], ylabel="throughput (events/s)", integer_x=True)
+    finish_axes(ax, xlabel=X_LABELS["cores"], ylabel="throughput (events/s)", integer_x=True, log_y=True)
     figs += save_figure(fig, figure_dir, "motto_fig14b_throughput")
     if sp:
         fig, ax = plt.subplots(figsize=(5.2, 3.2))
