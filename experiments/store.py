@@ -107,6 +107,11 @@ METRICS = (
     "graph_vertices",
     "graph_arcs",
     "graph_build_s",
+    # MOTTO Figure 14b (experiments/parallel_mpm.py)
+    "parallel_groups",
+    "speedup_bound",
+    "copied_nodes",
+    "slowest_task_s",
 )
 
 

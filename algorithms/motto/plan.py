@@ -16,12 +16,15 @@ import time
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from cep.errors import PlanError
 from cep.statistics import Statistics
 
 from algorithms.motto.graph import SharingGraph, build_graph
 from algorithms.motto.query import Query
 from algorithms.motto.rewrites import Derivation
-from algorithms.motto.steiner import solve
+from algorithms.motto.steiner import branch_and_bound, milp_branch_and_bound, simulated_annealing, solve
+
+SOLVERS = ("auto", "exact", "annealing")  # optimize(solver=...): MOTTO's rule, one search alone
 
 
 @dataclass(frozen=True)
@@ -56,10 +59,11 @@ class MottoPlan:
     answer: dict  # workload query name -> the step computing it
     cost: float
     trivial_cost: float
-    method: str  # "exact" or "annealing"
+    method: str  # "exact" (the branch and bound finished), "annealing", or "incumbent" (solver="exact" stopped)
     optimizer_seconds: float
     graph_size: dict
     params: dict = field(default_factory=dict)
+    search_seconds: float = 0.0  # the Steiner search alone (optimizer_seconds also builds the graph)
 
     def step(self, name: str) -> PlanStep:
         return next(s for s in self.steps if s.name == name)
@@ -114,6 +118,7 @@ def optimize(
     extend_windows: bool = True,
     charge_leaves: bool = True,
     mpm_filters: bool = False,
+    solver: str = "auto",
 ) -> MottoPlan:
     """MOTTO: the cheapest jumbo query plan of ``queries`` under ``stats`` (module docstring).
 
@@ -133,14 +138,25 @@ def optimize(
     ``extend_windows`` restrict the rewrites (:func:`algorithms.motto.graph.build_graph`; the MST
     baseline of :mod:`algorithms.motto.baselines`); ``charge_leaves=False`` prices the plan for an
     engine that shares every event buffer and ``mpm_filters=True`` prices its filters as the
-    multi-pattern multitree's filter nodes (:class:`algorithms.motto.cost.MottoCosts`)."""
+    multi-pattern multitree's filter nodes (:class:`algorithms.motto.cost.MottoCosts`).  ``solver``
+    is MOTTO's rule (``"auto"``: the exact search within its budget, annealing beyond it,
+    :func:`algorithms.motto.steiner.solve`) or one search alone for Figure 14a: ``"exact"`` (its
+    incumbent if it stops at the budget) or ``"annealing"`` (from scratch, within
+    ``sa_time_budget_s``)."""
+    if solver not in SOLVERS:
+        raise PlanError(f"unknown MOTTO solver {solver!r}; expected one of {', '.join(SOLVERS)}")
     t0 = time.perf_counter()
     from algorithms.motto.cost import MottoCosts
 
     sg = build_graph(queries, stats, max_subqueries=max_subqueries, selectivities=selectivities, techniques=techniques,
                      extend_windows=extend_windows, costs=MottoCosts(stats, selectivities, charge_leaves=charge_leaves,
                                                                        mpm_filters=mpm_filters))
-    res = solve(sg.graph, time_budget_s=time_budget_s, seed=seed, sa_iterations=sa_iterations, sa_time_budget_s=sa_time_budget_s, exact=exact)
+    if solver == "auto":
+        res = solve(sg.graph, time_budget_s=time_budget_s, seed=seed, sa_iterations=sa_iterations, sa_time_budget_s=sa_time_budget_s, exact=exact)
+    elif solver == "exact":
+        res = (milp_branch_and_bound if exact == "milp" else branch_and_bound)(sg.graph, time_budget_s=time_budget_s)
+    else:
+        res = simulated_annealing(sg.graph, seed=seed, iterations=sa_iterations, time_budget_s=sa_time_budget_s)
     steps = _steps(sg, res.parent)
     return MottoPlan(
         queries=tuple(queries),
@@ -148,7 +164,7 @@ def optimize(
         answer={name: sg.names[v] for name, v in sg.terminal_of.items()},
         cost=res.cost,
         trivial_cost=sg.graph.trivial_cost(),
-        method="exact" if res.exact else "annealing",
+        method="exact" if res.exact else ("incumbent" if solver == "exact" else "annealing"),
         optimizer_seconds=time.perf_counter() - t0,
         graph_size={
             "vertices": sg.graph.n,
@@ -168,7 +184,9 @@ def optimize(
             "extend_windows": extend_windows,
             "charge_leaves": charge_leaves,
             "mpm_filters": mpm_filters,
+            "solver": solver,
         },
+        search_seconds=res.seconds,
     )
 
 

@@ -307,8 +307,9 @@ def sharing_mpm(clauses, models, sharing: Sharing, *, incidental: bool = False) 
 
 
 def sh_mdt_plan(patterns, clauses, models, stats, *, time_budget_s: float = MOTTO_TIME_BUDGET_S,
-                seed: int = 0, exact: str = "milp") -> GlobalPlan:
-    """SH-MDT's MPM for ``patterns`` (module docstring)."""
+                seed: int = 0, exact: str = "milp", solver: str = "auto") -> GlobalPlan:
+    """SH-MDT's MPM for ``patterns`` (module docstring); ``solver`` as in :func:`algorithms.motto.optimize`
+    (MOTTO's rule, or one Steiner search alone: MOTTO Figure 14a)."""
     global last_motto_plan
     from algorithms.motto import optimize
 
@@ -317,7 +318,7 @@ def sh_mdt_plan(patterns, clauses, models, stats, *, time_budget_s: float = MOTT
     sharing = Sharing({}, {}, {})
     if queries:
         mp = optimize(queries, st, time_budget_s=time_budget_s, seed=seed, sa_time_budget_s=time_budget_s, exact=exact,
-                      techniques=MPM_TECHNIQUES, charge_leaves=False, mpm_filters=True)
+                      techniques=MPM_TECHNIQUES, charge_leaves=False, mpm_filters=True, solver=solver)
         last_motto_plan = mp
         sharing = sharing_of_motto_plan(mp, qname, st.rates)
     return sharing_mpm(clauses, models, sharing)

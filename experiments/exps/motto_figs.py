@@ -24,7 +24,7 @@ that a gain over NA is the method's decisions and nothing else:
 * ``MST``, ``LCSE`` -- :mod:`algorithms.motto.baselines` (MST: MOTTO's planner restricted to
   whole-query merge sharing; LCSE: our syntactic reading of longest common sub-expression
   sharing), realized by :func:`algorithms.multi.sh_mdt.sharing_mpm`;
-* ``SH-MDT`` -- MOTTO (MST + DST + nesting + windows, Steiner tree, planned for the MPM), realized
+* ``SH-MDT`` -- MOTTO (MST + DST + OTT + nesting + windows, Steiner tree, planned for the MPM), realized
   by :func:`algorithms.multi.sh_mdt.sh_mdt_plan`.
 
 What the MPM cannot run is left out and stated, not faked.  OTT (Table I) shares a query by a
@@ -32,44 +32,62 @@ filter over a *weaker* query's output: Filter_sc over a CONJ for a SEQ runs as a
 over the CONJ query's shared sub-tree (:mod:`cep.global_plans`, :mod:`algorithms.multi.sh_mdt`), so
 Table V's type 6 (the same list under SEQ and CONJ, whose only sharing is OTT) is in the workloads
 (``sharing_types: [1, 2, 3, 4, 5, 6, 7]`` in the configs) and the complex group is types 5, 6 and 7;
-Filter_cd (over a DISJ) does not arise, Table V having no DISJ.  In type 7 the two queries differ in their outer operator; their common inner query (the
-innermost SEQ and the wrappers around it) is shared as a nested operand.  Type 5's extended source
+Filter_cd (over a DISJ) does not arise, Table V having no DISJ.  In type 7 the two queries differ
+in their outer operator; their common inner query (the innermost SEQ and the wrappers around it)
+is shared as a nested operand.  Type 5's extended source
 answering the smaller-window query (a window filter) *is* realized: MPM node keys ignore the window
 and every owner checks its own at its root.  MOTTO's costs leave out the event buffers, which the
-MPM shares whatever the plan.  DISJ does not occur in Table V's templates.
+MPM shares whatever the plan.
 
-Sweeps (``x_name``): ``r`` (Figure 13a, the basic-workload ratio); ``queries`` (Figure 14a, the
-optimizer side only: MOTTO's exact Steiner search against annealing, time and planned gain, by
-:func:`algorithms.motto.measure.measure` on its seeded rates); ``window_ratio`` (Figure 14c, source
-window over beneficiary window, the larger of the two equal to ``window``); ``nesting`` (Figure 14d,
-the nesting level of type-7 queries, r = 0).  Figure 14b (1 to 6 CPU cores) is not run: the
-machine has 2 cores and the multi-pattern evaluator is single-threaded.
+Sweeps (``x_name``): ``r`` (Figure 13a, the basic-workload ratio); ``queries`` (Figure 14a: SH-MDT with
+MOTTO's Steiner tree found by the exact MILP branch and bound within ``budget_s`` and by simulated
+annealing alone, on one sharing graph built as SH-MDT builds it from the stream's statistics
+(:func:`solver_plans`) -- each search's time, MOTTO's planned gain and whether the exact search
+finished -- and both plans with NA, the normalizer, timed in turns on the evaluator);
+``window_ratio`` (Figure 14c, source window over beneficiary window, the larger of the two equal to
+``window``); ``nesting`` (Figure 14d, the nesting level of type-7 queries, r = 0); ``cores`` (Figure
+14b: one workload's global plan of the sweep's one method split into ``k`` groups that keep shared
+sub-trees together, run as ``k`` Spark tasks on a session of ``k`` cores -- ``local[k]``, or ``k``
+one-core executors of the Spark runner's ``spark://`` master -- throughput measured at the driver,
+the median of ``cores_repeats`` runs after a warm-up, over a longer stream of ``cores_windows``
+windows; beside it the same plan once in one thread of the driver, whose per-pattern counts the
+parallel run must equal; :mod:`experiments.parallel_mpm`).  A
+core cell starts and stops its own SparkSession, which a Spark task cannot do (one SparkContext per
+JVM): :func:`run` runs the other cells on the configured runner first, stops the runner's session,
+then runs the core cells in the driver one after the other.  On a 2-core machine the throughput can
+only flatten past 2 cores.
 
-Rows (:mod:`experiments.store`): ``workload`` ``motto``; ``algorithm`` the method (``exact`` or
-``annealing`` in the queries sweep); ``x_name``/``x_value``; metrics ``throughput_eps``,
-``matches``, ``events``, ``work``, ``peak_partial_matches``, ``plan_cost`` (our Cost_tree^multi of
-the MPM), ``trivial_cost``, ``plan_time_s``, ``shared_nodes`` (internal MPM nodes with two or more
-owners), for MST and SH-MDT ``planned_gain`` (MOTTO's own objective: its trivial plan's cost over its
-Steiner tree's); in the queries sweep ``optimizer_s``, ``planned_gain`` (trivial cost over the Steiner
-tree's cost) and ``finished`` (1 if the exact search finished within its budget).
+Rows (:mod:`experiments.store`): ``workload`` ``motto``; ``algorithm`` the method (``NA``, ``exact`` or
+``annealing`` in the queries sweep; in the cores sweep the method, and ``serial`` for its plan in one
+thread of the driver); ``x_name``/``x_value``; metrics ``throughput_eps``, ``matches``, ``events``,
+``work``, ``peak_partial_matches``, ``plan_cost`` (our Cost_tree^multi of the MPM), ``trivial_cost``,
+``plan_time_s``, ``shared_nodes`` (internal MPM nodes with two or more owners), for MST and SH-MDT
+``planned_gain`` (MOTTO's own objective: its trivial plan's cost over its Steiner tree's); in the
+queries sweep for exact and annealing ``optimizer_s``, ``planned_gain``, ``graph_vertices``,
+``graph_arcs``, ``graph_build_s`` and for exact ``finished`` (1 if the MILP finished within its
+budget); in the cores sweep ``elapsed_s`` (the parallel run's wall time at the driver, median),
+``throughput_spread`` (slowest over fastest run), ``parallel_groups``, ``speedup_bound`` (the whole
+plan's planned cost over the largest group's), ``copied_nodes`` (internal nodes two or more groups
+compute, one copy each) and ``slowest_task_s`` (the slowest task's own detection time, median).
 """
 
 from __future__ import annotations
 
 import json
 import statistics
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from omegaconf import DictConfig
 
 from cep.errors import ConfigError, EvaluationLimitError
+from experiments.parallel_mpm import check_cores
 
-SWEEPS = ("r", "queries", "window_ratio", "nesting")
+SWEEPS = ("r", "queries", "window_ratio", "nesting", "cores")
 METHODS = ("NA", "MST", "LCSE", "SH-MDT")  # planner names of algorithms.multi.registry
-OPTIMIZERS = ("exact", "annealing")
+OPTIMIZERS = ("exact", "annealing")  # MOTTO's Steiner search, forced one way (the queries sweep, beside NA)
 PARAMS = ("queries", "r", "length", "level", "window", "window_ratio", "budget_s", "sharing_types")
-PARAM_OF = {"r": "r", "queries": "queries", "window_ratio": "window_ratio", "nesting": "level"}  # sweep -> parameter
+PARAM_OF = {"r": "r", "queries": "queries", "window_ratio": "window_ratio", "nesting": "level", "cores": "cores"}  # sweep -> parameter
 
 
 def build_specs(cfg: DictConfig) -> list[dict]:
@@ -83,6 +101,9 @@ def build_specs(cfg: DictConfig) -> list[dict]:
     if unknown:
         raise ConfigError(f"unknown parameter {unknown[0]!r} in {exp.name}; known: {', '.join(PARAMS)}")
     dname, stream = replayed_pool_stream(cfg, sc, base["window"], 13)
+    # the core study's runs are one Spark job each: a longer stream (cores_windows) keeps the job's
+    # scheduling a small part of its time
+    cores_stream = {**stream, "replay": {**stream["replay"], "windows": float(sc.get("cores_windows", sc["windows"]))}}
     common = {"experiment": exp.name, "figure": exp.figure, "dataset": dname, "_code_version": git_commit()}
     specs = []
     for sweep in exp.sweeps:
@@ -93,38 +114,84 @@ def build_specs(cfg: DictConfig) -> list[dict]:
         if extra:
             raise ConfigError(f"unknown parameter {extra[0]!r} in the {name} sweep of {exp.name}; known: {', '.join(PARAMS)}")
         algs = list(sweep["algorithms"])
-        known = OPTIMIZERS if name == "queries" else tuple(METHODS)
+        known = ("NA",) + OPTIMIZERS if name == "queries" else tuple(METHODS)
         bad = [a for a in algs if a not in known]
         if bad:
             raise ConfigError(f"unknown method {bad[0]!r} in the {name} sweep of {exp.name}; known: {', '.join(known)}")
-        for v in sc["values"][name]:
+        if name == "queries" and "NA" not in algs:
+            raise ConfigError(f"the queries sweep of {exp.name} needs NA (the throughput normalizer) among its methods")
+        if name == "cores" and len(algs) != 1:
+            raise ConfigError(f"the cores sweep of {exp.name} runs one method's global plan, got {len(algs)}: {algs}")
+        values = sc["values"].get(name) if name in sc["values"] else None
+        if values is None:
+            raise ConfigError(f"no values for the {name} sweep of {exp.name} at this scale (scales.<scale>.values.{name})")
+        for v in values:
+            if name == "cores":
+                check_cores(v)
             for seed in sc["seeds"]:
                 params = {**base, **(sweep.get("base") or {}), PARAM_OF[name]: v, "repeats": int(sc.get("repeats", 1)),
                           "max_partial_matches": int(sc.get("max_partial_matches", 200000)),
                           "max_work": int(sc.get("max_work", 20_000_000))}
-                if name == "queries":  # optimizer side: one cell per optimizer
-                    for alg in algs:
-                        specs.append({**common, "x_name": name, "x_value": v, "seed": int(seed), "algorithms": [alg],
-                                      "pattern_id": f"{name}={v}-s{seed}", "params": params, "stream": stream})
-                else:  # every method of a workload in one cell, timed in turns
-                    specs.append({**common, "x_name": name, "x_value": v, "seed": int(seed), "algorithms": algs,
-                                  "pattern_id": f"{name}={v}-s{seed}", "params": params, "stream": stream})
+                spec = {**common, "x_name": name, "x_value": v, "seed": int(seed), "algorithms": algs,
+                        "pattern_id": f"{name}={v}-s{seed}", "params": params, "stream": stream}
+                if name == "cores":  # the runs' own Spark sessions (experiments.parallel_mpm.cores_master), a longer stream
+                    params["repeats"] = int(sc.get("cores_repeats", params["repeats"]))
+                    spec["spark_master"] = spark_master_of(cfg)
+                    spec["stream"] = cores_stream
+                specs.append(spec)  # every method of a workload in one cell, timed in turns
     return specs
 
 
-def run(cfg: DictConfig, out_dir: Path) -> int:
-    from experiments.execution import run_all_cells
+def spark_master_of(cfg: DictConfig) -> str | None:
+    """The standalone master the core study uses (the Spark runner's ``spark://`` master), or None
+    (``local[k]``)."""
+    r = cfg.get("runner") or {}
+    m = r.get("master") if r.get("name") == "spark" else None
+    return str(m) if m and str(m).startswith("spark://") else None
 
-    return run_all_cells(cfg, out_dir, build_specs(cfg), run_cell)
+
+def run(cfg: DictConfig, out_dir: Path) -> int:
+    """The cells on the configured runner, then the core study's cells in the driver, one after the
+    other: each starts its own SparkSession of ``k`` cores, which a Spark task cannot do (one
+    SparkContext per JVM), so the runner's session is stopped first."""
+    from omegaconf import OmegaConf
+
+    from experiments.execution import execute_cells
+    from experiments.metadata import RunMetadata
+    from experiments.runners import SerialRunner, make_runner
+    from experiments.store import ResultStore, cell_id
+
+    specs = build_specs(cfg)
+    done = ResultStore(out_dir).done_ids()
+    pooled = [s for s in specs if s["x_name"] != "cores"]
+    driver = [s for s in specs if s["x_name"] == "cores"]
+    meta = RunMetadata(out_dir / "metadata.json", OmegaConf.to_container(cfg, resolve=True))
+    failed = 0
+    if pooled:
+        runner = make_runner(cfg.runner)
+        try:
+            meta.update(**runner.describe())
+            failed += execute_cells(cfg, out_dir, pooled, run_cell, runner=runner, meta=meta)
+        finally:
+            runner.close()
+    if driver:
+        from experiments.parallel_mpm import stop_spark
+
+        stop_spark()
+        masters = sorted({s.get("spark_master") or "local[k]" for s in driver})
+        meta.update(driver_cells={"cells": len(driver), "runner": "serial, in the driver", "spark_masters": masters})
+        failed += execute_cells(cfg, out_dir, driver, run_cell, runner=SerialRunner(), meta=meta)
+    meta.finish(cells_total=len(specs), cells_run=sum(cell_id(s) not in done for s in specs), cells_failed=failed,
+                rows=len(ResultStore(out_dir).load()))
+    return failed
 
 
 # ---- one cell ----------------------------------------------------------------------------------------
 def workload_of(spec: Mapping, counts: Mapping[str, int]):
     """The cell's Table V workload as patterns over the pool's symbols (``E_i`` = the i-th rarest)."""
-    from cep.pattern import Window
-
     from algorithms.motto.query import Query
     from algorithms.motto.workloads import table_v_workload
+    from cep.pattern import Window
 
     p = spec["params"]
     pool = spec["stream"]["pool"]
@@ -155,68 +222,61 @@ def _row(spec: Mapping, alg: str, metric: str, value, *, plan: str = "", status:
         "experiment": spec["experiment"], "dataset": spec["dataset"], "workload": "motto",
         "size": int(p["queries"]), "pattern_id": spec["pattern_id"],
         "seed": int(spec["seed"]), "algorithm": alg, "kind": "multi",
-        "evaluator": None if spec["x_name"] == "queries" else "tree", "alpha": 0.0, "strategy": None, "metric": metric,
+        "evaluator": "spark-tasks" if spec["x_name"] == "cores" and alg != "serial" else "tree", "alpha": 0.0, "strategy": None, "metric": metric,
         "value": None if value is None else float(value), "status": status, "plan": plan,
         "params": json.dumps(p, sort_keys=True), "cell_id": cell_id(spec), "code_version": spec.get("_code_version"),
         "x_name": spec["x_name"], "x_value": float(spec["x_value"]),
     }
 
 
-def _optimizer_cell(spec: Mapping) -> list[dict]:
-    """Figure 14a, optimizer side: MOTTO's exact search (MILP branch and bound within the budget)
-    or annealing, on the sharing graph of a Table V workload (:func:`algorithms.motto.measure.measure`)."""
-    from algorithms.motto.measure import measure
+def plan_digest(gplan) -> str:
+    """A digest of a global plan: its local plans and the nodes it shares."""
+    import hashlib
 
-    p = spec["params"]
-    alg = spec["algorithms"][0]
-    m = measure(int(p["queries"]), seed=int(spec["seed"]), r=float(p["r"]), budget_s=float(p["budget_s"]), combinatorial=False)
-    if alg == "exact":
-        rows = [_row(spec, alg, "optimizer_s", m["milp_s"]), _row(spec, alg, "planned_gain", 1.0 / m["milp_cost/trivial"]),
-                _row(spec, alg, "finished", 1.0 if m["milp_exact"] else 0.0)]
-    else:
-        rows = [_row(spec, alg, "optimizer_s", m["sa_s"]), _row(spec, alg, "planned_gain", 1.0 / m["sa_cost/trivial"])]
-    return rows + [_row(spec, alg, "graph_vertices", m["vertices"]), _row(spec, alg, "graph_arcs", m["arcs"]),
-                   _row(spec, alg, "graph_build_s", m["build_s"])]
+    d = gplan.describe()
+    return hashlib.sha1(json.dumps([d["plans"], d["shared_nodes"]], sort_keys=True).encode()).hexdigest()[:16]
 
 
-def run_cell(spec: Mapping) -> list[dict]:
-    if spec["x_name"] == "queries":
-        return _optimizer_cell(spec)
-    import algorithms.multi.sh_mdt as sh_mdt
-    from algorithms.multi import plan_workload
+def solver_plans(patterns, stats, *, budget_s: float, seed: int) -> dict:
+    """SH-MDT's MPM with MOTTO's Steiner tree found each way (Figure 14a): ``"exact"`` by the MILP
+    branch and bound within ``budget_s`` (its incumbent if it stops at the budget), ``"annealing"``
+    by simulated annealing alone from scratch (:func:`algorithms.multi.sh_mdt.sh_mdt_plan` with
+    ``solver``: the same sharing graph and mapping as SH-MDT).  Per method: the MPM, the MOTTO plan,
+    the search's seconds, whether it finished; and the graph's size and build time."""
+    from algorithms.multi import sh_mdt
+    from algorithms.multi.costs import workload_models
+    from cep.global_plans import workload_clauses
+
+    clauses = workload_clauses(patterns)
+    models = workload_models(clauses, stats)
+    out: dict = {}
+    for name in OPTIMIZERS:
+        gplan = sh_mdt.sh_mdt_plan(patterns, clauses, models, stats, time_budget_s=budget_s, seed=seed, solver=name)
+        mp = sh_mdt.last_motto_plan
+        out[name] = {"plan": gplan, "motto": mp, "seconds": mp.search_seconds, "finished": mp.method == "exact"}
+        out.update(graph=mp.graph_size, build_s=mp.optimizer_seconds - mp.search_seconds, trivial_cost=mp.trivial_cost)
+    return out
+
+
+def _evaluate_in_turns(spec: Mapping, pats, planned: Mapping, stream) -> list[dict]:
+    """Every plan of ``planned`` ({method: (global plan, digest)}) over the stream, ``repeats``
+    times in turns; throughput (median), matches, events, peak partial matches, work."""
     from evaluators.multi import evaluate_workload
-    from experiments.exps.mcep_figs import _digest
-    from experiments.experiment_stream import experiment_stream
-    from experiments.statistics import estimate_workload_statistics
 
     p = spec["params"]
-    stream = experiment_stream(spec["stream"])
-    pats = workload_of(spec, stream.type_counts())
-    stats = estimate_workload_statistics(stream, pats, seed=int(spec["seed"]))
-    rows, planned = [], {}
-    for alg in spec["algorithms"]:
-        sh_mdt.last_motto_plan = None
-        r = plan_workload(pats, alg, stats, seed=int(spec["seed"]), time_limit=float(p["budget_s"]))
-        plan = _digest(r.plan)
-        if alg in ("MST", "SH-MDT") and sh_mdt.last_motto_plan is not None:  # MOTTO's own objective
-            mp = sh_mdt.last_motto_plan
-            rows.append(_row(spec, alg, "planned_gain", mp.trivial_cost / mp.cost if mp.cost > 0 else None, plan=plan))
-        planned[alg] = (r, plan)
-        shared = sum(1 for n in r.plan.shared_nodes() if not n.is_leaf)
-        rows += [_row(spec, alg, "plan_cost", r.cost, plan=plan), _row(spec, alg, "trivial_cost", r.trivial_cost, plan=plan),
-                 _row(spec, alg, "plan_time_s", r.plan_time_s, plan=plan), _row(spec, alg, "shared_nodes", shared, plan=plan)]
     runs: dict[str, list] = {a: [] for a in planned}
     capped: dict[str, str] = {}
     for _ in range(int(p["repeats"])):  # in turns, so that every method sees the same machine
-        for alg, (r, _plan) in planned.items():
+        for alg, (gplan, _plan) in planned.items():
             if alg in capped:
                 continue
             try:
-                runs[alg].append(evaluate_workload(pats, r.plan, stream, collect_matches=False,
+                runs[alg].append(evaluate_workload(pats, gplan, stream, collect_matches=False,
                                                    max_partial_matches=int(p["max_partial_matches"]), max_work=int(p["max_work"])))
             except EvaluationLimitError as e:
                 capped[alg] = f"capped: {e}"
-    for alg, (_r, plan) in planned.items():
+    rows = []
+    for alg, (_g, plan) in planned.items():
         if alg in capped:
             rows.append(_row(spec, alg, "throughput_eps", None, plan=plan, status=capped[alg]))
             continue
@@ -229,3 +289,122 @@ def run_cell(spec: Mapping) -> list[dict]:
             _row(spec, alg, "work", m["work"], plan=plan),
         ]
     return rows
+
+
+def _workload(spec: Mapping):
+    from experiments.experiment_stream import experiment_stream
+    from experiments.statistics import estimate_workload_statistics
+
+    stream = experiment_stream(spec["stream"])
+    pats = workload_of(spec, stream.type_counts())
+    return stream, pats, estimate_workload_statistics(stream, pats, seed=int(spec["seed"]))
+
+
+def _queries_cell(spec: Mapping) -> list[dict]:
+    """Figure 14a: NA and SH-MDT with MOTTO's exact and annealing Steiner searches
+    (:func:`solver_plans`) on one workload: the optimizer side (seconds, MOTTO's planned gain, whether
+    the exact search finished, the graph) and every plan on the evaluator, timed in turns."""
+    from algorithms.multi import plan_workload
+    from algorithms.multi.costs import cost_multi, workload_models
+
+    p = spec["params"]
+    stream, pats, stats = _workload(spec)
+    sp = solver_plans(pats, stats, budget_s=float(p["budget_s"]), seed=int(spec["seed"]))
+    models = workload_models(sp["exact"]["plan"], stats)
+    rows, planned = [], {}
+    for alg in spec["algorithms"]:
+        if alg == "NA":
+            r = plan_workload(pats, "NA", stats, seed=int(spec["seed"]), time_limit=float(p["budget_s"]))
+            gplan, cost = r.plan, r.cost
+        else:
+            s = sp[alg]
+            gplan, cost = s["plan"], cost_multi(s["plan"], models)
+        plan = plan_digest(gplan)
+        planned[alg] = (gplan, plan)
+        shared = sum(1 for n in gplan.shared_nodes() if not n.is_leaf)
+        rows += [_row(spec, alg, "plan_cost", cost, plan=plan), _row(spec, alg, "shared_nodes", shared, plan=plan)]
+        if alg != "NA":
+            mp = sp[alg]["motto"]
+            rows += [_row(spec, alg, "optimizer_s", sp[alg]["seconds"], plan=plan),
+                     _row(spec, alg, "planned_gain", mp.trivial_cost / mp.cost if mp.cost > 0 else None, plan=plan),
+                     _row(spec, alg, "graph_vertices", sp["graph"]["vertices"], plan=plan),
+                     _row(spec, alg, "graph_arcs", sp["graph"]["arcs"], plan=plan),
+                     _row(spec, alg, "graph_build_s", sp["build_s"], plan=plan)]
+            if alg == "exact":
+                rows.append(_row(spec, alg, "finished", 1.0 if sp[alg]["finished"] else 0.0, plan=plan))
+    return rows + _evaluate_in_turns(spec, pats, planned, stream)
+
+
+def _cores_cell(spec: Mapping) -> list[dict]:
+    """Figure 14b: one workload's global plan (the sweep's one method) partitioned into ``cores``
+    groups and run as that many Spark tasks on a session of that many cores
+    (:mod:`experiments.parallel_mpm`); beside it the same plan in one thread of the driver.  Runs in
+    the driver (:func:`run`), never in a Spark task.  The parallel run's per-pattern counts must be
+    the driver's."""
+    from algorithms.multi import plan_workload
+    from algorithms.multi.costs import workload_models
+    from evaluators.multi import evaluate_workload
+    from experiments.parallel_mpm import (
+        cores_session,
+        group_payloads,
+        partition_plan,
+        run_parallel,
+    )
+
+    p = spec["params"]
+    k = check_cores(p["cores"])
+    alg = spec["algorithms"][0]
+    stream, pats, stats = _workload(spec)
+    r = plan_workload(pats, alg, stats, seed=int(spec["seed"]), time_limit=float(p["budget_s"]))
+    plan = plan_digest(r.plan)
+    part = partition_plan(r.plan, workload_models(r.plan, stats), k)
+    caps = {"max_partial_matches": int(p["max_partial_matches"]), "max_work": int(p["max_work"])}
+    serial = [evaluate_workload(pats, r.plan, stream, collect_matches=False, **caps)]  # the reference counts (one run)
+    payloads = group_payloads(pats, r.plan, part, spec["stream"], **caps)
+    with cores_session(k, spec.get("spark_master")) as spark:
+        run = run_parallel(spark, payloads, repeats=int(p["repeats"]))
+    if run.counts != list(serial[0].counts):
+        raise AssertionError(f"the {k}-task run's per-pattern matches differ from the single-thread run's")
+    slowest = [max(t) for t in run.task_s]
+    m = serial[0].metrics
+    return [
+        _row(spec, alg, "throughput_eps", run.throughput_eps, plan=plan),
+        _row(spec, alg, "elapsed_s", statistics.median(run.wall_s), plan=plan),
+        _row(spec, alg, "throughput_spread", max(run.wall_s) / min(run.wall_s), plan=plan),
+        _row(spec, alg, "events", run.events, plan=plan),
+        _row(spec, alg, "matches", sum(run.counts), plan=plan),
+        _row(spec, alg, "work", run.work, plan=plan),
+        _row(spec, alg, "plan_cost", part.total_cost, plan=plan),
+        _row(spec, alg, "parallel_groups", len(part.groups), plan=plan),
+        _row(spec, alg, "speedup_bound", part.speedup_bound, plan=plan),
+        _row(spec, alg, "copied_nodes", part.copied_nodes, plan=plan),
+        _row(spec, alg, "slowest_task_s", statistics.median(slowest), plan=plan),
+        _row(spec, "serial", "throughput_eps", statistics.median(x.metrics["throughput_eps"] for x in serial), plan=plan),
+        _row(spec, "serial", "matches", m["matches"], plan=plan),
+        _row(spec, "serial", "work", m["work"], plan=plan),
+    ]
+
+
+def run_cell(spec: Mapping) -> list[dict]:
+    if spec["x_name"] == "queries":
+        return _queries_cell(spec)
+    if spec["x_name"] == "cores":
+        return _cores_cell(spec)
+    from algorithms.multi import plan_workload, sh_mdt
+    from experiments.exps.mcep_figs import _digest
+
+    p = spec["params"]
+    stream, pats, stats = _workload(spec)
+    rows, planned = [], {}
+    for alg in spec["algorithms"]:
+        sh_mdt.last_motto_plan = None
+        r = plan_workload(pats, alg, stats, seed=int(spec["seed"]), time_limit=float(p["budget_s"]))
+        plan = _digest(r.plan)
+        if alg in ("MST", "SH-MDT") and sh_mdt.last_motto_plan is not None:  # MOTTO's own objective
+            mp = sh_mdt.last_motto_plan
+            rows.append(_row(spec, alg, "planned_gain", mp.trivial_cost / mp.cost if mp.cost > 0 else None, plan=plan))
+        planned[alg] = (r.plan, plan)
+        shared = sum(1 for n in r.plan.shared_nodes() if not n.is_leaf)
+        rows += [_row(spec, alg, "plan_cost", r.cost, plan=plan), _row(spec, alg, "trivial_cost", r.trivial_cost, plan=plan),
+                 _row(spec, alg, "plan_time_s", r.plan_time_s, plan=plan), _row(spec, alg, "shared_nodes", shared, plan=plan)]
+    return rows + _evaluate_in_turns(spec, pats, planned, stream)

@@ -93,6 +93,21 @@ def test_workload1_optimal_plan():
     assert plan.to_json()["steps"][0]["source"] == "q0"
 
 
+def test_one_search_alone_exact_or_annealing():
+    """``solver`` (Figure 14a): the exact search alone finds MOTTO's optimum on workload 1; annealing
+    alone is no cheaper than it and no dearer than the trivial plan; an unknown solver is an error."""
+    from cep.errors import PlanError
+
+    auto = optimize(WORKLOAD1, STATS1)
+    exact = optimize(WORKLOAD1, STATS1, solver="exact")
+    sa = optimize(WORKLOAD1, STATS1, solver="annealing", seed=3)
+    assert exact.method == "exact" and exact.cost == pytest.approx(auto.cost) and exact.search_seconds > 0
+    assert sa.method == "annealing" and exact.cost - 1e-9 <= sa.cost <= sa.trivial_cost + 1e-9
+    assert sa.params["solver"] == "annealing"
+    with pytest.raises(PlanError, match="unknown MOTTO solver"):
+        optimize(WORKLOAD1, STATS1, solver="greedy")
+
+
 @settings(max_examples=30, deadline=None)
 @given(streams(types=("E1", "E2", "E3", "E4")))
 def test_workload1_plan_answers_each_query(stream):
