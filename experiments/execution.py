@@ -26,8 +26,11 @@ def execute_cells(
     *,
     runner,
     meta: RunMetadata,
+    configuration: Sequence[Mapping] | None = None,
 ) -> int:
-    """Run the specs not yet done; returns the number of cells that failed."""
+    """Run the specs not yet done; returns the number of cells that failed.  ``configuration``: all
+    the cells of this configuration when ``specs`` is one phase of it (default: ``specs``), so that
+    the cells of the other phases are not taken for another configuration's."""
     store = ResultStore(out_dir)
     done = store.done_ids()
     todo = [s for s in specs if cell_id(s) not in done]
@@ -37,7 +40,7 @@ def execute_cells(
         f"on {runner.describe()['runner']} with {runner.concurrency} at a time",
         file=sys.stderr,
     )
-    stale = len(done - {cell_id(s) for s in specs})
+    stale = len(done - {cell_id(s) for s in (specs if configuration is None else configuration)})
     if stale:
         print(
             f"{name}: warning: {stale} cells stored in {out_dir} are not cells of this configuration (an earlier "

@@ -171,7 +171,7 @@ def run(cfg: DictConfig, out_dir: Path) -> int:
         runner = make_runner(cfg.runner)
         try:
             meta.update(**runner.describe())
-            failed += execute_cells(cfg, out_dir, pooled, run_cell, runner=runner, meta=meta)
+            failed += execute_cells(cfg, out_dir, pooled, run_cell, runner=runner, meta=meta, configuration=specs)
         finally:
             runner.close()
     if driver:
@@ -180,7 +180,8 @@ def run(cfg: DictConfig, out_dir: Path) -> int:
         stop_spark()
         masters = sorted({s.get("spark_master") or "local[k]" for s in driver})
         meta.update(driver_cells={"cells": len(driver), "runner": "serial, in the driver", "spark_masters": masters})
-        failed += execute_cells(cfg, out_dir, driver, run_cell, runner=SerialRunner(), meta=meta)
+        failed += execute_cells(cfg, out_dir, driver, run_cell, runner=SerialRunner(), meta=meta,
+                                configuration=specs)
     meta.finish(cells_total=len(specs), cells_run=sum(cell_id(s) not in done for s in specs), cells_failed=failed,
                 rows=len(ResultStore(out_dir).load()))
     return failed

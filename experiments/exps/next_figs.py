@@ -99,7 +99,8 @@ def run(cfg: DictConfig, out_dir: Path) -> int:
         meta.update(datasets={DATASET: {"sources_events_per_s": PAPER_RATES, "kind": "Poisson (NEXT Section 6), generated"}})
         failed = 0
         for specs in phases:
-            failed += execute_cells(cfg, out_dir, specs, run_cell, runner=runner, meta=meta)
+            failed += execute_cells(cfg, out_dir, specs, run_cell, runner=runner, meta=meta,
+                                    configuration=[c for phase in phases for c in phase])
         return failed
     finally:
         runner.close()
