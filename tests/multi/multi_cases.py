@@ -10,11 +10,37 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections import Counter
 
 from evaluator_cases import random_pattern, random_plan
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
 
 from cep.global_plans import build_global_plan, workload_clauses
 from cep.pattern import Operator, Pattern, Window, WindowKind, iter_events
+from evaluators.brute_force import brute_force_matches
+from evaluators.multi import MULTI_EVALUATORS
+from evaluators.multi.runtime import MultiRuntime
+
+SLOW_OK = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SEEDS = st.integers(0, 2**32 - 1).map(random.Random)
+
+
+def check_against_brute_force(patterns, gplan, stream, **runtime_options):
+    """Run ``gplan`` (options of :class:`MultiRuntime`, e.g. ``anchor_kleene``) and assert that each
+    pattern gets exactly the brute force's matches, that every event was read, and that the counting
+    path counts the same; returns the runtime and its result."""
+    name = next(n for n, cls in MULTI_EVALUATORS.items() if isinstance(gplan, cls))
+    rt = MultiRuntime(patterns, gplan, name=name, **runtime_options)
+    res = rt.run(stream)
+    for i, p in enumerate(patterns):
+        want = brute_force_matches(p, stream.events)
+        assert Counter(res.matches_by_pattern[i]) == Counter(want), f"pattern {i}: {p}\nplan {gplan.describe()}"
+        assert res.counts[i] == len(want)
+    assert res.metrics["events"] == len(stream)
+    counted = MultiRuntime(patterns, gplan, name=name, **runtime_options).run(stream, collect_matches=False)
+    assert counted.counts == res.counts
+    return rt, res
 
 
 def variant(rng: random.Random, p: Pattern) -> Pattern:

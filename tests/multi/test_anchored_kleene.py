@@ -10,9 +10,15 @@ import random
 from collections import Counter
 
 from evaluator_cases import random_stream
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
-from multi_cases import random_global_plan, random_workload
+from multi_cases import (
+    SEEDS,
+    SLOW_OK,
+    check_against_brute_force,
+    random_global_plan,
+    random_workload,
+)
 
 from cep.conditions import Attr, Comparison, Const
 from cep.events import Event, EventStream
@@ -20,26 +26,12 @@ from cep.global_plans import build_global_plan, workload_clauses
 from cep.parser import parse_patterns
 from cep.pattern import EventRef, Kleene, Not, Op, Operator, Pattern, SeqOrder, Window
 from cep.plans import OrderPlan, TreePlan, left_deep_tree
-from evaluators.brute_force import brute_force_matches
 from evaluators.multi.runtime import MultiRuntime
-
-SLOW_OK = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
-SEEDS = st.integers(0, 2**32 - 1).map(random.Random)
 
 
 def _run(patterns, gplan, stream, anchor=True, **kw):
     rt = MultiRuntime(patterns, gplan, name="multi-tree" if gplan.kind == "tree" else "multi-nfa", anchor_kleene=anchor)
     return rt, rt.run(stream, **kw)
-
-
-def _check(patterns, gplan, stream):
-    rt, res = _run(patterns, gplan, stream)
-    for i, p in enumerate(patterns):
-        want = brute_force_matches(p, stream.events)
-        assert Counter(res.matches_by_pattern[i]) == Counter(want), f"pattern {i}: {p}\nplan {gplan.describe()}"
-    _, counted = _run(patterns, gplan, stream, collect_matches=False)
-    assert counted.counts == res.counts
-    return rt, res
 
 
 @settings(SLOW_OK, max_examples=60)
@@ -48,7 +40,7 @@ def test_anchored_runtime_matches_brute_force_on_random_workloads(rng, kind, sha
     """Every operator, NOT, bounded KL, both window kinds, every strategy and SEQ order, random plans."""
     patterns = random_workload(rng)
     stream = random_stream(rng, min_events=5, max_events=12)
-    _check(patterns, random_global_plan(rng, patterns, kind, share=share), stream)
+    check_against_brute_force(patterns, random_global_plan(rng, patterns, kind, share=share), stream, anchor_kleene=True)
 
 
 def _seq_pattern(rng: random.Random) -> Pattern:
@@ -90,7 +82,7 @@ def test_anchored_nodes_are_used_and_exact_on_strict_seq_workloads(rng, kind):
              for o, sp in clauses.items()}
     gplan = build_global_plan(kind, clauses, plans)
     stream = random_stream(rng, min_events=6, max_events=14, types=("A", "B", "C", "D", "B"))
-    rt, _ = _check(patterns, gplan, stream)
+    rt, _ = check_against_brute_force(patterns, gplan, stream, anchor_kleene=True)
     assert rt.anchored
 
 

@@ -10,20 +10,18 @@ from collections import Counter
 
 import pytest
 from evaluator_cases import random_stream
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
-from multi_cases import random_workload
+from multi_cases import SLOW_OK, random_workload
 
+from algorithms.multi import multi_planner_names, plan_workload
+from algorithms.multi.costs import cost_multi, workload_models
 from cep.global_plans import workload_clauses
 from cep.parser import parse_patterns
 from cep.statistics import Statistics
 from evaluators.brute_force import brute_force_matches
 from evaluators.multi import evaluate_workload
 
-from algorithms.multi import multi_planner_names, plan_workload
-from algorithms.multi.costs import cost_multi, workload_models
-
-SLOW_OK = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 NAMES = ["SH", "RE", "SH-RR"]
 
 

@@ -10,14 +10,13 @@ import dataclasses
 import math
 import random
 import sys
-from collections import Counter
 from pathlib import Path
 
 import pytest
 from evaluator_cases import random_stream
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from multi_cases import random_workload
+from multi_cases import SEEDS, SLOW_OK, check_against_brute_force, random_workload
 
 from cep.errors import PlanError
 from cep.global_plans import ClauseShape, Weakening, build_global_plan, workload_clauses
@@ -25,24 +24,8 @@ from cep.parser import parse_patterns
 from cep.pattern import Op, Operator, Window
 from cep.plans import TreePlan, tree_leaves
 from cep.statistics import Statistics
-from evaluators.brute_force import brute_force_matches
-from evaluators.multi import evaluate_workload
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "motto"))  # motto_cases
-
-SLOW_OK = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
-SEEDS = st.integers(0, 2**32 - 1).map(random.Random)
-
-
-def _check(patterns, g, stream):
-    res = evaluate_workload(patterns, g, stream)
-    for i, p in enumerate(patterns):
-        want = brute_force_matches(p, stream.events)
-        assert Counter(res.matches_by_pattern[i]) == Counter(want), f"pattern {i}: {p}\nplan {g.describe()}"
-    counted = evaluate_workload(patterns, g, stream, collect_matches=False)
-    assert counted.counts == res.counts
-    return res
-
 
 def _random_tree(rng, vs):
     vs = list(vs)
@@ -114,7 +97,7 @@ def test_random_weakened_subtrees_detect_what_each_pattern_detects_alone(rng):
             weak[o] = _random_weak(rng, ClauseShape(sp), t)
     g = build_global_plan("tree", clauses, plans, weak=weak)
     stream = random_stream(rng, min_events=5, max_events=12)
-    _check(pats, g, stream)
+    check_against_brute_force(pats, g, stream)
 
 
 SEQ_CONJ = """
@@ -152,7 +135,7 @@ def test_seq_from_conj_is_a_filter_over_the_shared_conj_node():
 @given(SEEDS)
 def test_seq_from_conj_detects_exactly(rng):
     pats, g = _seq_conj_plan()
-    _check(pats, g, random_stream(rng, min_events=6, max_events=16, types=("A", "B", "C", "D")))
+    check_against_brute_force(pats, g, random_stream(rng, min_events=6, max_events=16, types=("A", "B", "C", "D")))
 
 
 CONDS = """
@@ -178,7 +161,7 @@ def test_condition_filter_over_a_query_without_the_condition(rng):
     assert r0.is_filter and r0.left is r1 and len(r0.conds) == 1 and not r0.pairs
     ab = r1.left
     assert ab.is_filter and ab.left is r2 and ab.pairs == ((0, 1),) and len(ab.conds) == 1
-    _check(pats, g, random_stream(rng, min_events=6, max_events=14, types=("A", "B", "C")))
+    check_against_brute_force(pats, g, random_stream(rng, min_events=6, max_events=14, types=("A", "B", "C")))
 
 
 def test_the_filter_node_costs_its_output_and_its_shared_child_once():
@@ -288,7 +271,7 @@ def test_sh_mdt_shares_the_conj_node_of_seq_conj_pairs(seed, monkeypatch):
     for _ in range(60):
         t += ev.choice((0.0, 0.5, 1.0))
         events.append(Event(ev.choice(types), t, {}))
-    _check(pats, with_ott.plan, EventStream(events))
+    check_against_brute_force(pats, with_ott.plan, EventStream(events))
 
 
 @st.composite
@@ -339,7 +322,7 @@ def test_motto_derivations_realized_on_the_mpm_detect_exactly(tsd, rng):
     if order_and_conditions(s) != order_and_conditions(t, s.types):
         filt = [n for n in g.nodes.values() if n.is_filter]
         assert filt and any((1, 0) in n.left.users and (0, 0) in n.left.users for n in filt)
-    _check(pats, g, random_stream(rng, min_events=4, max_events=12, types=("A", "B", "C", "D")))
+    check_against_brute_force(pats, g, random_stream(rng, min_events=4, max_events=12, types=("A", "B", "C", "D")))
 
 
 def test_motto_prices_filters_as_the_mpm_runs_them():

@@ -5,36 +5,24 @@ strategy) and on the look-alike cases the reference engine gets wrong."""
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 
 from evaluator_cases import random_stream
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
-from multi_cases import random_global_plan, random_workload
+from multi_cases import (
+    SEEDS,
+    SLOW_OK,
+    check_against_brute_force,
+    random_global_plan,
+    random_workload,
+)
 
 from cep.global_plans import build_global_plan, workload_clauses
 from cep.parser import parse_patterns
 from cep.plans import OrderPlan, TreePlan
 from evaluators import evaluate
-from evaluators.brute_force import brute_force_matches
 from evaluators.multi import evaluate_workload
-
-SLOW_OK = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
-SEEDS = st.integers(0, 2**32 - 1).map(random.Random)
-
-
-def _check(patterns, gplan, stream):
-    res = evaluate_workload(patterns, gplan, stream)
-    for i, p in enumerate(patterns):
-        want = brute_force_matches(p, stream.events)
-        got = res.matches_by_pattern[i]
-        assert Counter(got) == Counter(want), f"pattern {i}: {p}\nplan {gplan.describe()}"
-        assert res.counts[i] == len(want)
-    assert res.metrics["events"] == len(stream)
-    counted = evaluate_workload(patterns, gplan, stream, collect_matches=False)  # the counting fast path
-    assert counted.counts == res.counts
-    return res
 
 
 @settings(SLOW_OK, max_examples=40)
@@ -42,7 +30,7 @@ def _check(patterns, gplan, stream):
 def test_random_workloads_match_brute_force_per_pattern(rng, kind):
     patterns = random_workload(rng)
     stream = random_stream(rng, min_events=5, max_events=12)
-    _check(patterns, random_global_plan(rng, patterns, kind), stream)
+    check_against_brute_force(patterns, random_global_plan(rng, patterns, kind), stream)
 
 
 @settings(SLOW_OK, max_examples=15)
@@ -50,7 +38,7 @@ def test_random_workloads_match_brute_force_per_pattern(rng, kind):
 def test_unshared_global_plan_matches_too(rng, kind):
     patterns = random_workload(rng, n_variants=1)
     stream = random_stream(rng, min_events=5, max_events=12)
-    _check(patterns, random_global_plan(rng, patterns, kind, share=False), stream)
+    check_against_brute_force(patterns, random_global_plan(rng, patterns, kind, share=False), stream)
 
 
 LOOK_ALIKES = {
@@ -90,7 +78,7 @@ LOOK_ALIKES = {
 def test_look_alikes_are_never_merged(rng, case, kind):
     patterns = parse_patterns(LOOK_ALIKES[case])
     stream = random_stream(rng, min_events=14, max_events=22)
-    _check(patterns, random_global_plan(rng, patterns, kind), stream)
+    check_against_brute_force(patterns, random_global_plan(rng, patterns, kind), stream)
 
 
 def test_look_alike_nodes_stay_apart_and_duplicates_merge():
@@ -114,7 +102,7 @@ def test_shared_node_with_different_windows_leaks_nothing():
 
     ev = [Event("A", 0.0, {}), Event("B", 0.5, {}), Event("C", 3.0, {}), Event("D", 2.5, {})]
     stream = EventStream(sorted(ev, key=lambda e: e.ts))
-    res = _check(pats, g, stream)
+    _, res = check_against_brute_force(pats, g, stream)
     assert res.counts == [0, 1, 1, 1]
 
 

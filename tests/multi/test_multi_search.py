@@ -11,9 +11,9 @@ from collections import Counter
 
 import pytest
 from evaluator_cases import all_orders, all_trees, random_stream
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
-from multi_cases import random_workload
+from multi_cases import SLOW_OK, random_workload
 
 from algorithms.multi import MULTI_PLANNERS, plan_workload
 from algorithms.multi.costs import cost_multi, workload_models
@@ -25,7 +25,6 @@ from cep.statistics import Statistics
 from evaluators.brute_force import brute_force_matches
 from evaluators.multi import evaluate_workload
 
-SLOW_OK = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SEARCHES = [n for n, s in MULTI_PLANNERS.items() if s is not None]
 
 
