@@ -397,13 +397,18 @@ class HamletExecutor:
         elif shared:
             self._shared_general(part, key, shared, sorted(chosen), events, masks, cur, defer)
 
-    def _shared(self, part, key, shared, bits, events, masks, cur, defer) -> None:
-        """One shared graphlet for the queries ``shared`` (Algorithm 1, lines 7-20)."""
+    def _open_shared(self, bits) -> int:
+        """Count a new shared graphlet; the bit mask of its queries."""
         self.graphlets += 1
         self.shared_graphlets += 1
         sel = 0
         for b in bits:
             sel |= 1 << b
+        return sel
+
+    def _shared(self, part, key, shared, bits, events, masks, cur, defer) -> None:
+        """One shared graphlet for the queries ``shared`` (Algorithm 1, lines 7-20)."""
+        sel = self._open_shared(bits)
         etype = events[0].type
         # graphlet-level snapshot x (Eq. 5): per query, its count at the graphlet's start
         values: list[dict] = [{cq.index: self._base(part, cq, cq.elem_of_type[etype], cur) for cq in shared}]
@@ -465,11 +470,7 @@ class HamletExecutor:
         """:meth:`_shared` for any RETURN clause: coefficients are tuples (count, and per aggregated
         attribute of the shared type a sum / least / greatest value over the paths,
         :mod:`evaluators.trends.coefficients`); snapshot values are full aggregate states per pane slot."""
-        self.graphlets += 1
-        self.shared_graphlets += 1
-        sel = 0
-        for b in bits:
-            sel |= 1 << b
+        sel = self._open_shared(bits)
         etype = events[0].type
         alg = GraphletAlgebra(shared, etype)
         elem = {cq.index: cq.elem_of_type[etype] for cq in shared}

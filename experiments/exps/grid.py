@@ -108,6 +108,18 @@ def replayed_pool_stream(cfg: DictConfig, sc: dict, window_s: float, default_poo
                               "rate_ratio": float(sc.get("rate_ratio", 45.0)), "windows": float(sc["windows"])}}
 
 
+def checked_sweeps(exp: DictConfig, known) -> list[tuple[str, DictConfig]]:
+    """``exp.sweeps`` as (swept parameter, sweep) pairs; a sweep of a parameter outside ``known`` is a
+    one-line ConfigError."""
+    out = []
+    for sweep in exp.sweeps:
+        name = sweep["x"]
+        if name not in known:
+            raise ConfigError(f"unknown sweep {name!r} in {exp.name}; known: {', '.join(known)}")
+        out.append((name, sweep))
+    return out
+
+
 #: the papers' regime (JQPG Section 6.2), stated beside ours in the report
 PAPER_REGIME = {
     "rates_eps": [1.0, 45.0],

@@ -46,7 +46,7 @@ from typing import Mapping
 
 from omegaconf import DictConfig
 
-from cep.errors import ConfigError, EvaluationLimitError
+from cep.errors import EvaluationLimitError
 
 SWEEPS = ("workload_size", "pattern_size", "search_time", "window", "count_window", "density", "rate_diff",
           "reshuffle_every")
@@ -54,7 +54,7 @@ ADAPTIVE = ("static", "adaptive")
 
 
 def build_specs(cfg: DictConfig) -> list[dict]:
-    from experiments.exps.grid import experiment_scale, replayed_pool_stream
+    from experiments.exps.grid import checked_sweeps, experiment_scale, replayed_pool_stream
     from experiments.metadata import git_commit
 
     exp = cfg.exp
@@ -63,10 +63,7 @@ def build_specs(cfg: DictConfig) -> list[dict]:
     dname, stream = replayed_pool_stream(cfg, sc, base["window"], 40)
     common = {"experiment": exp.name, "figure": exp.figure, "dataset": dname, "_code_version": git_commit()}
     specs = []
-    for sweep in exp.sweeps:
-        name = sweep["x"]
-        if name not in SWEEPS:
-            raise ConfigError(f"unknown sweep {name!r} in {exp.name}; known: {', '.join(SWEEPS)}")
+    for name, sweep in checked_sweeps(exp, SWEEPS):
         values = sc["values"][name]
         algs = list(sweep["algorithms"])
         for v in values:

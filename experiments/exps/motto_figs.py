@@ -91,7 +91,7 @@ PARAM_OF = {"r": "r", "queries": "queries", "window_ratio": "window_ratio", "nes
 
 
 def build_specs(cfg: DictConfig) -> list[dict]:
-    from experiments.exps.grid import experiment_scale, replayed_pool_stream
+    from experiments.exps.grid import checked_sweeps, experiment_scale, replayed_pool_stream
     from experiments.metadata import git_commit
 
     exp = cfg.exp
@@ -106,10 +106,7 @@ def build_specs(cfg: DictConfig) -> list[dict]:
     cores_stream = {**stream, "replay": {**stream["replay"], "windows": float(sc.get("cores_windows", sc["windows"]))}}
     common = {"experiment": exp.name, "figure": exp.figure, "dataset": dname, "_code_version": git_commit()}
     specs = []
-    for sweep in exp.sweeps:
-        name = sweep["x"]
-        if name not in SWEEPS:
-            raise ConfigError(f"unknown sweep {name!r} in {exp.name}; known: {', '.join(SWEEPS)}")
+    for name, sweep in checked_sweeps(exp, SWEEPS):
         extra = sorted(set(sweep.get("base") or {}) - set(PARAMS))
         if extra:
             raise ConfigError(f"unknown parameter {extra[0]!r} in the {name} sweep of {exp.name}; known: {', '.join(PARAMS)}")
