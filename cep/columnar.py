@@ -8,7 +8,7 @@ timestamps and only the attributes a pattern mentions are ever extracted.
 
 :func:`read_nasdaq_text_columns` decodes the eoddata minute format (``TICKER,YYYYMMDDhhmm,open,high,
 low,close,volume``) with pyarrow's CSV reader and numpy, about ten times faster than a row-by-row
-reader, and gives exactly the events of ``experiments.readers.read_nasdaq_text`` (same types,
+reader, and gives exactly the events of ``experiments.data.readers.read_nasdaq_text`` (same types,
 timestamps as UTC epoch seconds, attributes ``open high low close volume diff`` with ``diff`` the
 change of ``close`` since the same ticker's previous record).  When the fast path meets anything it
 does not accept, the file is re-read row by row so that the error names the file, the row and the

@@ -56,7 +56,8 @@ from cep.matches import Match
 from cep.pattern import Pattern
 from cep.plans import OrderPlan, PatternPlan, TreePlan
 
-from evaluators import nfa, tree
+import evaluators.nfa as nfa
+import evaluators.tree as tree
 from evaluators.codegen import Program, compile_program
 from evaluators.runtime import Runtime, prepare
 

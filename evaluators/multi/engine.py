@@ -27,7 +27,8 @@ from cep.events import Event, EventStream
 from cep.global_plans import GlobalPlan, MultiPatternMultitree, MultiPatternTree
 from cep.pattern import WindowKind
 
-from evaluators.multi import nfa, tree
+import evaluators.multi.nfa as nfa
+import evaluators.multi.tree as tree
 from evaluators.multi.runtime import MultiResult, MultiRuntime
 
 #: evaluator name -> (global plan class it runs)

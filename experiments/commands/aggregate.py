@@ -59,9 +59,9 @@ def main(args: argparse.Namespace) -> int:
     from cep.io_utils import atomic_open
     from cep.parser import parse_pattern_file
     from cep.trends import TrendQuery
-    from experiments.commands.detect import resolve_data
-    from experiments.readers import read_events
-    from experiments.trend_engines import engine, measure
+    from experiments.commands.inputs import resolve_data
+    from experiments.data.readers import read_events
+    from experiments.running.trend_engines import engine, measure
 
     engine(args.engine)  # an unknown name fails before any work
     queries = parse_pattern_file(args.queries)

@@ -12,11 +12,11 @@ import importlib
 HELP = "run a benchmark (planners: plan time and cost; evaluators: throughput)"
 
 BENCHMARKS: dict[str, str] = {
-    "planners": "experiments.bench_planners",
-    "evaluators": "experiments.bench_evaluators",
-    "next": "experiments.bench_next",
-    "multi": "experiments.bench_multi",
-    "hamlet": "experiments.bench_hamlet",
+    "planners": "experiments.bench.planners",
+    "evaluators": "experiments.bench.evaluators",
+    "next": "experiments.bench.next",
+    "multi": "experiments.bench.multi",
+    "hamlet": "experiments.bench.hamlet",
 }
 
 

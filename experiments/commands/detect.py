@@ -25,6 +25,7 @@ import json
 from pathlib import Path
 
 from cep.errors import PatternError
+from experiments.commands.inputs import events_loader, resolve_data
 
 HELP = "detect a pattern in an events file with a planner's plan; print matches and metrics"
 
@@ -34,7 +35,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     src.add_argument("text", nargs="?", help='pattern text, e.g. "PATTERN SEQ(A a, B b) WITHIN 1 minute"')
     src.add_argument("--file", "-f", help="a file holding exactly one pattern")
     src.add_argument("--patterns", help="a workload file: detect all its patterns in one pass with one global plan "
-                     "(see experiments/multi_cli.py)")
+                     "(see experiments/commands/workload.py)")
     p.add_argument("--data", required=True, help="events file (NASDAQ text, NASDAQ/traffic Parquet, CSV/Parquet) or dataset name")
     p.add_argument("--planner", default="DP-B", help="planner name (default DP-B): TRIVIAL, EFREQ, GREEDY, II-RANDOM, "
                    "II-GREEDY, DP-LD, ZSTREAM, ZSTREAM-ORD, DP-B")
@@ -51,25 +52,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
 
 
-def events_loader(path: Path, fmt: str):
-    """A zero-argument callable that decodes the events file (called inside the timed span)."""
-    from cep.columnar import EventColumns, read_nasdaq_text_columns
-    from experiments.readers import read_events
-
-    if fmt == "nasdaq-text":
-        return lambda: read_nasdaq_text_columns(path)
-    return lambda: EventColumns.from_events(read_events(path, format=fmt))
-
-
-def resolve_data(spec: str) -> tuple[Path, str]:
-    """The events file of a dataset name or path, and its format."""
-    from experiments.datasets import dataset_config, dataset_names, dataset_path
-    from experiments.readers import sniff_format
-
-    path = dataset_path(spec)
-    fmt = (dataset_config(spec).get("format") or "auto") if spec in dataset_names() else "auto"
-    return path, (sniff_format(path) if fmt == "auto" else fmt)
-
 
 def main(args: argparse.Namespace) -> int:
     from algorithms.planning import plan_pattern
@@ -79,10 +61,10 @@ def main(args: argparse.Namespace) -> int:
     from cep.statistics import Statistics
     from cep.errors import ConfigError
     from evaluators import DEFAULT_MAX_PARTIAL_MATCHES, evaluate, evaluator_names
-    from experiments.commands.parse import load_patterns
+    from experiments.commands.inputs import load_patterns
 
     if getattr(args, "patterns", None):
-        from experiments.multi_cli import detect_main
+        from experiments.commands.workload import detect_main
 
         return detect_main(args)
     if args.evaluator not in ("auto", *evaluator_names()):
@@ -100,13 +82,13 @@ def main(args: argparse.Namespace) -> int:
     path, fmt = resolve_data(args.data)
     load = events_loader(path, fmt)
     if args.stats:
-        from experiments.commands.plan import warn_missing_selectivities
+        from experiments.commands.inputs import warn_missing_selectivities
 
         stats = Statistics.load(args.stats)
         stats.require_types(pattern.event_types)
         warn_missing_selectivities(pattern, stats)
     else:
-        from experiments.statistics import estimate_statistics
+        from experiments.data.statistics import estimate_statistics
 
         stats = estimate_statistics(load().to_stream(), [pattern], seed=args.seed)
     planned = plan_pattern(pattern, args.planner, stats, alpha=args.alpha, seed=args.seed)

@@ -10,7 +10,8 @@ import json
 
 from cep.dnf import to_dnf
 from cep.errors import PatternError
-from cep.parser import format_pattern, parse_pattern_file, parse_patterns
+from cep.parser import format_pattern
+from experiments.commands.inputs import load_patterns
 
 HELP = "parse pattern text and print it normalized, with its DNF"
 
@@ -21,28 +22,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     src.add_argument("--file", "-f", help="a file of patterns (several allowed, separated by blank lines or ';')")
     p.add_argument("--json", action="store_true", help="print one JSON object per pattern")
 
-
-def load_patterns(args: argparse.Namespace, *, trends: bool = False):
-    """The patterns of ``args.text`` or ``args.file``; a trend aggregation query (RETURN ...) is an
-    error unless ``trends`` (it runs with ``aggregate``)."""
-    if getattr(args, "file", None):
-        patterns = parse_pattern_file(args.file)
-    else:
-        if not args.text or not args.text.strip():
-            raise PatternError("empty pattern text")
-        patterns = parse_patterns(args.text)
-    if not trends:
-        reject_trend_queries(patterns)
-    return patterns
-
-
-def reject_trend_queries(patterns) -> None:
-    from cep.trends import TrendQuery
-
-    for p in patterns:
-        if isinstance(p, TrendQuery):
-            raise PatternError(f"{p.name + ': ' if p.name else ''}a trend aggregation query (RETURN ...) runs with "
-                               "'python -m experiments aggregate QUERIES_FILE --data EVENTS'")
 
 
 def main(args: argparse.Namespace) -> int:

@@ -27,7 +27,7 @@ HELP = "place NEXT queries on simulated nodes (operator costs measured on the NE
 def _defaults() -> dict:
     from omegaconf import OmegaConf
 
-    from experiments.datasets import CONFIG_DIR
+    from experiments.data.datasets import CONFIG_DIR
 
     return dict(OmegaConf.to_container(OmegaConf.load(CONFIG_DIR / "scale" / "quick.yaml"))["next"])
 
@@ -58,8 +58,8 @@ def main(args: argparse.Namespace) -> int:
     from cep.next_algebra import NextPattern
     from cep.parser import format_pattern, parse_pattern_file
     from cep.statistics import Statistics
-    from experiments.next_measure import measure
-    from experiments.next_workloads import paper_statistics
+    from experiments.running.next_measure import measure
+    from experiments.workloads.next import paper_statistics
 
     if args.nodes < 1:
         raise ConfigError(f"--nodes must be at least 1, got {args.nodes}")

@@ -20,7 +20,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from cep.errors import ConfigError, PlanError
+from cep.errors import PlanError
+from experiments.commands.inputs import load_statistics, parse_params, warn_missing_selectivities
 
 HELP = "plan a pattern with a JQPG planner (or all of them) and print the plan and its cost"
 
@@ -30,7 +31,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     src.add_argument("text", nargs="?", help='pattern text, e.g. "PATTERN SEQ(A a, B b) WITHIN 1 minute"')
     src.add_argument("--file", "-f", help="a file of patterns")
     src.add_argument("--patterns", help="a workload file: plan all its patterns together with one global plan "
-                     "(multi-pattern optimizers SA-EDGE, TS-EDGE, ..., see experiments/multi_cli.py)")
+                     "(multi-pattern optimizers SA-EDGE, TS-EDGE, ..., see experiments/commands/workload.py)")
     p.add_argument("--planner", default="all", help="planner names separated by commas (TRIVIAL, EFREQ, GREEDY, II-RANDOM, "
                    "II-GREEDY, DP-LD, ZSTREAM, ZSTREAM-ORD, DP-B) or 'all' (default)")
     stats = p.add_mutually_exclusive_group(required=True)
@@ -46,18 +47,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object per planner")
 
 
-def parse_params(items: list[str]) -> dict:
-    out = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"--param expects KEY=VALUE, got {item!r}")
-        try:
-            out[key.strip()] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key.strip()] = value
-    return out
-
 
 def _params_for(name: str, params: dict, single: bool) -> dict:
     from algorithms.registry import PLANNERS
@@ -68,43 +57,16 @@ def _params_for(name: str, params: dict, single: bool) -> dict:
     return {k: v for k, v in params.items() if k in accepted}
 
 
-def load_statistics(args, patterns):
-    from cep.statistics import Statistics
-
-    if args.stats:
-        return Statistics.load(args.stats)
-    from experiments.datasets import load_dataset
-    from experiments.statistics import estimate_statistics
-
-    return estimate_statistics(load_dataset(args.dataset), patterns, seed=args.seed)
-
-
-def warn_missing_selectivities(pattern, stats) -> list[str]:
-    """Name on stderr every condition key of ``pattern`` that ``stats`` has no selectivity for."""
-    import sys
-
-    missing = {}
-    for c in pattern.conditions:
-        if c.key not in stats.selectivities:
-            missing.setdefault(c.key, []).append(str(c))
-    for key, conds in missing.items():
-        print(
-            f"warning: {stats.source} has no selectivity for variables {key} ({'; '.join(conds)}): using 1.0 "
-            "(compute it with --dataset, or: python -m experiments stats --pattern ... --out FILE)",
-            file=sys.stderr,
-        )
-    return list(missing)
-
 
 def main(args: argparse.Namespace) -> int:
     from algorithms.registry import PLANNERS, REWRITERS, get_planner, planner_names
     from algorithms.planning import plan_pattern
     from cep.next_algebra import NextPattern
     from cep.parser import format_pattern
-    from experiments.commands.parse import load_patterns
+    from experiments.commands.inputs import load_patterns
 
     if getattr(args, "patterns", None):
-        from experiments.multi_cli import plan_main
+        from experiments.commands.workload import plan_main
 
         return plan_main(args)
     if args.planner in REWRITERS:
@@ -158,7 +120,7 @@ def rewrite_main(args: argparse.Namespace) -> int:
     from algorithms.registry import get_rewriter
     from cep.next_algebra import NextPattern
     from cep.parser import format_pattern
-    from experiments.commands.parse import load_patterns
+    from experiments.commands.inputs import load_patterns
 
     rewriter = get_rewriter(args.planner, seed=args.seed, **parse_params(args.param))
     patterns = load_patterns(args)
@@ -182,7 +144,7 @@ def rewrite_main(args: argparse.Namespace) -> int:
 def load_rates(args, patterns):
     """Statistics for NEXT patterns: the ``--stats`` file, or each type's rate over the dataset's span."""
     from cep.statistics import Statistics
-    from experiments.datasets import load_dataset
+    from experiments.data.datasets import load_dataset
 
     if args.stats:
         return Statistics.load(args.stats)

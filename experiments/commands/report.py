@@ -15,8 +15,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from cep.errors import ConfigError
-    from experiments.datasets import resolve_path
-    from experiments.experiment import REFERENCE_DIR, RUNS_DIR
+    from experiments.data.datasets import resolve_path
+    from experiments.running.experiment import REFERENCE_DIR, RUNS_DIR
     from experiments.reporting import build_report
 
     root = resolve_path(REFERENCE_DIR if args.reference else (args.results_dir or RUNS_DIR))

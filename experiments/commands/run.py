@@ -23,7 +23,7 @@ EXIT_FAILED_CELLS = 1
 
 def experiments_table() -> str:
     """Every experiment of configs/exp/ with the first line of its description."""
-    from experiments.datasets import CONFIG_DIR
+    from experiments.data.datasets import CONFIG_DIR
 
     rows = []
     for p in sorted((CONFIG_DIR / "exp").glob("*.yaml")):
@@ -65,7 +65,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _options(group: str) -> list[str]:
-    from experiments.datasets import CONFIG_DIR
+    from experiments.data.datasets import CONFIG_DIR
 
     return sorted(p.stem for p in (CONFIG_DIR / group).glob("*.yaml"))
 
@@ -111,7 +111,7 @@ def check_overrides(argv: list[str]) -> None:
 def _compose(overrides: list[str]):
     from hydra import compose, initialize_config_dir
 
-    from experiments.datasets import CONFIG_DIR
+    from experiments.data.datasets import CONFIG_DIR
 
     try:
         with initialize_config_dir(version_base="1.3", config_dir=str(CONFIG_DIR), job_name="check"):
@@ -130,14 +130,14 @@ def run_hydra(argv: list[str]) -> int:
     import hydra
     from omegaconf import DictConfig
 
-    from experiments.datasets import CONFIG_DIR
+    from experiments.data.datasets import CONFIG_DIR
 
     check_overrides(argv)
     outcome = {"code": 0}
 
     @hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="config")
     def _app(cfg: DictConfig) -> None:
-        from experiments.experiment import run_experiment
+        from experiments.running.experiment import run_experiment
 
         try:
             failed = run_experiment(cfg)

@@ -26,14 +26,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from cep.parser import parse_pattern_file, parse_patterns
-    from experiments.datasets import load_dataset
-    from experiments.readers import ReadReport
-    from experiments.statistics import DEFAULT_MAX_PAIRS, estimate_statistics
+    from experiments.data.datasets import load_dataset
+    from experiments.data.readers import ReadReport
+    from experiments.data.statistics import DEFAULT_MAX_PAIRS, estimate_statistics
 
     patterns = [p for text in args.pattern for p in parse_patterns(text)]
     if args.pattern_file:
         patterns += parse_pattern_file(args.pattern_file)
-    from experiments.commands.parse import reject_trend_queries
+    from experiments.commands.inputs import reject_trend_queries
 
     reject_trend_queries(patterns)
     report = ReadReport(str(args.dataset))
@@ -42,7 +42,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"warning: {report.summary()}", file=sys.stderr)
     max_pairs = args.max_pairs or DEFAULT_MAX_PAIRS
     if args.engine == "spark":
-        from experiments.spark_statistics import compute_statistics_spark
+        from experiments.data.spark_statistics import compute_statistics_spark
 
         stats = compute_statistics_spark(stream, patterns, master=args.master, max_pairs=max_pairs, seed=args.seed, progress=sys.stderr.isatty())
     else:

@@ -17,9 +17,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from cep.errors import ConfigError
-    from experiments.datasets import resolve_path
-    from experiments.experiment import REFERENCE_DIR
-    from experiments.verify import format_differences, verify_experiment
+    from experiments.data.datasets import resolve_path
+    from experiments.running.experiment import REFERENCE_DIR
+    from experiments.running.verify import format_differences, verify_experiment
 
     root = resolve_path(args.results_dir or REFERENCE_DIR)
     available = sorted(p.name for p in root.iterdir() if (p / "results.parquet").exists() and (p / "cells.jsonl").exists()) if root.is_dir() else []

@@ -1,1 +1,1 @@
-"""Experiment kinds (see :mod:`experiments.experiment`)."""
+"""Experiment kinds (see :mod:`experiments.running.experiment`)."""

@@ -5,8 +5,8 @@ searches SA-EDGE and TS-EDGE, against the workload size, the pattern size, the t
 count window, on both datasets (``exp.datasets``).
 
 Cells are exactly those of the ``mcep`` kind (:mod:`experiments.exps.mcep_figs`: the seeded workload
-of :mod:`experiments.mcep_workloads` over the dataset's type pool, replayed at the papers' 45x rate
-spread by :mod:`experiments.replay`, statistics estimated on the stream, one multi-pattern evaluator
+of :mod:`experiments.workloads.mcep` over the dataset's type pool, replayed at the papers' 45x rate
+spread by :mod:`experiments.data.replay`, statistics estimated on the stream, one multi-pattern evaluator
 pass per repeat); this module only builds them for every dataset and reuses the mcep cell, so the
 rows are the mcep rows with their ``dataset`` column set.  SH-MDT's MOTTO search is time-budgeted (5 s
 exact, then annealing), so its plan can differ between machines when the exact search does not
@@ -34,9 +34,9 @@ def build_specs(cfg: DictConfig) -> list[dict]:
 
 
 def run(cfg: DictConfig, out_dir: Path) -> int:
-    from experiments.execution import execute_cells
-    from experiments.metadata import RunMetadata
-    from experiments.runners import make_runner
+    from experiments.running.execution import execute_cells
+    from experiments.running.metadata import RunMetadata
+    from experiments.running.runners import make_runner
 
     meta = RunMetadata(out_dir / "metadata.json", OmegaConf.to_container(cfg, resolve=True))
     specs = build_specs(cfg)

@@ -1,7 +1,7 @@
 """The ``hamlet`` experiment kind: HAMLET Figures 8-12 (Section 5.2) at our scales.
 
 * ``fig8`` / ``fig9`` -- HAMLET (dynamic), two-step, SHARON-style and GRETA on the ridesharing
-  stream (``experiments/ridesharing.py``): latency and throughput (fig8), peak memory (fig9) against
+  stream (``experiments/data/ridesharing.py``): latency and throughput (fig8), peak memory (fig9) against
   events per minute and against the number of queries.  Queries: ``k`` COUNT(*) queries
   ``SEQ(S_i s, Travel t+, E_i e) WHERE [driver]`` sharing ``Travel+``, tumbling windows.
 * ``fig10`` -- HAMLET against GRETA on the stock (NASDAQ) and traffic (Aarhus) data, standing in for
@@ -43,7 +43,7 @@ FIGURES = ("fig8", "fig9", "fig10", "fig11", "fig12")
 
 
 def build_specs(cfg: DictConfig) -> list[dict]:
-    from experiments.metadata import git_commit
+    from experiments.running.metadata import git_commit
 
     exp, sc = cfg.exp, cfg.scale.hamlet
     if exp.figure not in FIGURES:
@@ -66,7 +66,7 @@ def build_specs(cfg: DictConfig) -> list[dict]:
 
 
 def run(cfg: DictConfig, out_dir: Path) -> int:
-    from experiments.execution import run_all_cells
+    from experiments.running.execution import run_all_cells
 
     return run_all_cells(cfg, out_dir, build_specs(cfg), run_cell)
 
@@ -77,7 +77,7 @@ STARTS, ENDS = 4, 4
 
 @lru_cache(maxsize=4)
 def _dataset(name: str):
-    from experiments.datasets import load_dataset
+    from experiments.data.datasets import load_dataset
 
     return load_dataset(name)
 
@@ -85,7 +85,7 @@ def _dataset(name: str):
 def make_stream(dataset: str, rate: int, minutes: float, seed: int, drivers: int):
     """The cell's stream and its pool (shared Kleene type first); see the module docstring."""
     from cep.events import Event, EventStream
-    from experiments.ridesharing import generate_ridesharing
+    from experiments.data.ridesharing import generate_ridesharing
 
     n = int(rate * minutes)
     if dataset == "ridesharing":
@@ -107,14 +107,14 @@ def make_stream(dataset: str, rate: int, minutes: float, seed: int, drivers: int
 def workload(spec: Mapping, pool, stream) -> str:
     """The cell's queries as text: Figures 8-10 the first workload of HAMLET Section 5.1, Figures 11-12
     the second (:func:`mixed_workload`)."""
-    from experiments.ridesharing import sharing_workload
+    from experiments.data.ridesharing import sharing_workload
 
     p = spec["params"]
     k, w = int(p["queries"]), int(p["window_s"])
     if spec["dataset"] == "ridesharing" and spec["figure"] not in MIXED_FIGURES:
         return sharing_workload(k, window_seconds=w, extra=" WHERE [driver]")
     if spec["dataset"] == "ridesharing":  # dynamic vs static: one partition, thresholds on Travel's speed
-        from experiments.ridesharing import OTHER
+        from experiments.data.ridesharing import OTHER
 
         pool = ["Travel"] + [t for t in OTHER][: STARTS + ENDS]
     if spec["figure"] in MIXED_FIGURES:
@@ -199,7 +199,7 @@ def burst_mean(stream, pool) -> float:
 # ---- one cell ---------------------------------------------------------------------------------------
 def run_cell(spec: Mapping) -> list[dict]:
     from cep.parser import parse_patterns
-    from experiments.trend_engines import measure
+    from experiments.running.trend_engines import measure
 
     p = spec["params"]
     stream, pool = make_stream(spec["dataset"], int(p["events_per_minute"]), float(p["minutes"]), int(spec["seed"]), int(p["drivers"]))
@@ -232,7 +232,7 @@ def run_cell(spec: Mapping) -> list[dict]:
 
 
 def _row(spec: Mapping, metric: str, value, *, plan: str, status: str = "ok") -> dict:
-    from experiments.store import cell_id
+    from experiments.running.store import cell_id
 
     return {
         "experiment": spec["experiment"],

@@ -2,8 +2,8 @@
 
 An experiment (``configs/exp/mcep_fig*.yaml``) lists *sweeps*: each varies one parameter of the base
 workload (``exp.scales.<scale>.base``) over values, for a list of algorithms.  A cell is
-(sweep, value, seed, algorithm): the workload of :mod:`experiments.mcep_workloads` (seeded) over the
-type pool of the dataset, replayed at the papers' rate spread (:mod:`experiments.replay`); statistics
+(sweep, value, seed, algorithm): the workload of :mod:`experiments.workloads.mcep` (seeded) over the
+type pool of the dataset, replayed at the papers' rate spread (:mod:`experiments.data.replay`); statistics
 estimated on the stream (one selectivity table per pattern); the global plan of the algorithm (a
 multi-pattern optimizer with the sweep's search time, or TRIVIAL: written orders, nothing shared);
 then one pass of the multi-pattern evaluator over the stream (``repeats`` runs, median throughput).
@@ -27,7 +27,7 @@ records the steps each MPG component's search took in its rows' ``params``
 carry ``search_replay_steps`` replays exactly those steps with no clock
 (:func:`algorithms.multi.search.local_search`), which is how ``verify`` re-runs it.
 
-Rows (:mod:`experiments.store`): ``dataset`` the dataset name; ``workload`` ``mcep``; ``algorithm``
+Rows (:mod:`experiments.running.store`): ``dataset`` the dataset name; ``workload`` ``mcep``; ``algorithm``
 the planner (or static/adaptive); ``x_name``/``x_value`` the sweep; metrics ``throughput_eps``,
 ``matches``, ``events``, ``peak_partial_matches``, ``plan_cost``, ``trivial_cost``, ``plan_time_s``,
 ``steps_per_s``, ``search_steps`` (time-limited searches), ``mpg_density``, ``replans``.  The report
@@ -55,7 +55,7 @@ ADAPTIVE = ("static", "adaptive")
 
 def build_specs(cfg: DictConfig) -> list[dict]:
     from experiments.exps.grid import checked_sweeps, experiment_scale, replayed_pool_stream
-    from experiments.metadata import git_commit
+    from experiments.running.metadata import git_commit
 
     exp = cfg.exp
     sc = experiment_scale(cfg)
@@ -78,7 +78,7 @@ def build_specs(cfg: DictConfig) -> list[dict]:
 
 
 def run(cfg: DictConfig, out_dir: Path) -> int:
-    from experiments.execution import run_all_cells
+    from experiments.running.execution import run_all_cells
 
     return run_all_cells(cfg, out_dir, build_specs(cfg), run_cell)
 
@@ -86,7 +86,7 @@ def run(cfg: DictConfig, out_dir: Path) -> int:
 # ---- one cell ----------------------------------------------------------------------------------------
 def workload_of(spec: Mapping, pool: list[str], rates: Mapping[str, float], stream=None):
     from cep.pattern import Window
-    from experiments.mcep_workloads import WorkloadSpec, calibrate_workload, make_workload
+    from experiments.workloads.mcep import WorkloadSpec, calibrate_workload, make_workload
 
     p = spec["params"]
     window = Window.events(int(p["count_window"])) if spec["x_name"] == "count_window" else Window.seconds(float(p["window"]))
@@ -96,14 +96,14 @@ def workload_of(spec: Mapping, pool: list[str], rates: Mapping[str, float], stre
     by_rate = sorted(pool, key=lambda t: (rates.get(t, 0.0), t))
     pats = make_workload(ws, by_rate)
     if stream is not None and p.get("selectivity_range"):
-        from experiments.statistics import StreamColumns
+        from experiments.data.statistics import StreamColumns
 
         pats = calibrate_workload(pats, StreamColumns(stream).attr, tuple(p["selectivity_range"]), seed=int(spec["seed"]))
     return pats
 
 
 def _row(spec: Mapping, metric: str, value, *, plan: str = "", status: str = "ok", extra: Mapping | None = None) -> dict:
-    from experiments.store import cell_id
+    from experiments.running.store import cell_id
 
     p = {**spec["params"], **(extra or {})}
     return {
@@ -142,9 +142,9 @@ def run_cell(spec: Mapping) -> list[dict]:
         return _adaptive_cell(spec)
     from algorithms.multi import plan_workload
     from evaluators.multi import evaluate_workload
-    from experiments.experiment_stream import experiment_stream
-    from experiments.mcep_workloads import measured_density
-    from experiments.statistics import estimate_workload_statistics
+    from experiments.data.streams import experiment_stream
+    from experiments.workloads.mcep import measured_density
+    from experiments.data.statistics import estimate_workload_statistics
 
     p = spec["params"]
     stream = experiment_stream(spec["stream"])
@@ -214,9 +214,9 @@ def adaptive_run(spec: Mapping):
     from algorithms.multi import plan_workload
     from cep.events import Event, EventStream
     from evaluators.multi import evaluate_segments
-    from experiments.experiment_stream import experiment_stream
-    from experiments.mcep_workloads import reshuffle_types
-    from experiments.statistics import estimate_workload_statistics
+    from experiments.data.streams import experiment_stream
+    from experiments.workloads.mcep import reshuffle_types
+    from experiments.data.statistics import estimate_workload_statistics
 
     p = spec["params"]
     base = experiment_stream(spec["stream"])

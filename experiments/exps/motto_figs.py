@@ -6,7 +6,7 @@ pairs of queries with one of seven sharing types, a fraction ``r`` from the basi
 rest from the complex group 5-7; no duplicate queries; no conditions, as in Table V) over 13 event
 types -- the paper's 13 stock symbols -- which are here 13 NASDAQ symbols of the bundled data
 (``E_1`` the rarest in the data, ``E_13`` the most frequent).  The stream is those symbols' real
-events replayed in the project's regime (:mod:`experiments.replay`: per-type rates spread 45x, a
+events replayed in the project's regime (:mod:`experiments.data.replay`: per-type rates spread 45x, a
 Poisson clock, ``events_per_window`` events of the median type per window of ``window`` seconds --
 MOTTO's 10 s), so sharing has room to matter: with the dense regime of the MCEP experiments a
 query's output (its matches) dwarfs what a shared sub-query saves.  Each query becomes a pattern of
@@ -51,13 +51,13 @@ sub-trees together, run as ``k`` Spark tasks on a session of ``k`` cores -- ``lo
 one-core executors of the Spark runner's ``spark://`` master -- throughput measured at the driver,
 the median of ``cores_repeats`` runs after a warm-up, over a longer stream of ``cores_windows``
 windows; beside it the same plan once in one thread of the driver, whose per-pattern counts the
-parallel run must equal; :mod:`experiments.parallel_mpm`).  A
+parallel run must equal; :mod:`experiments.running.parallel_mpm`).  A
 core cell starts and stops its own SparkSession, which a Spark task cannot do (one SparkContext per
 JVM): :func:`run` runs the other cells on the configured runner first, stops the runner's session,
 then runs the core cells in the driver one after the other.  On a 2-core machine the throughput can
 only flatten past 2 cores.
 
-Rows (:mod:`experiments.store`): ``workload`` ``motto``; ``algorithm`` the method (``NA``, ``exact`` or
+Rows (:mod:`experiments.running.store`): ``workload`` ``motto``; ``algorithm`` the method (``NA``, ``exact`` or
 ``annealing`` in the queries sweep; in the cores sweep the method, and ``serial`` for its plan in one
 thread of the driver); ``x_name``/``x_value``; metrics ``throughput_eps``, ``matches``, ``events``,
 ``work``, ``peak_partial_matches``, ``plan_cost`` (our Cost_tree^multi of the MPM), ``trivial_cost``,
@@ -81,7 +81,7 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 from cep.errors import ConfigError, EvaluationLimitError
-from experiments.parallel_mpm import check_cores
+from experiments.running.parallel_mpm import check_cores
 
 SWEEPS = ("r", "queries", "window_ratio", "nesting", "cores")
 METHODS = ("NA", "MST", "LCSE", "SH-MDT")  # planner names of algorithms.multi.registry
@@ -92,7 +92,7 @@ PARAM_OF = {"r": "r", "queries": "queries", "window_ratio": "window_ratio", "nes
 
 def build_specs(cfg: DictConfig) -> list[dict]:
     from experiments.exps.grid import checked_sweeps, experiment_scale, replayed_pool_stream
-    from experiments.metadata import git_commit
+    from experiments.running.metadata import git_commit
 
     exp = cfg.exp
     sc = experiment_scale(cfg)
@@ -131,7 +131,7 @@ def build_specs(cfg: DictConfig) -> list[dict]:
                           "max_work": int(sc.get("max_work", 20_000_000))}
                 spec = {**common, "x_name": name, "x_value": v, "seed": int(seed), "algorithms": algs,
                         "pattern_id": f"{name}={v}-s{seed}", "params": params, "stream": stream}
-                if name == "cores":  # the runs' own Spark sessions (experiments.parallel_mpm.cores_master), a longer stream
+                if name == "cores":  # the runs' own Spark sessions (experiments.running.parallel_mpm.cores_master), a longer stream
                     params["repeats"] = int(sc.get("cores_repeats", params["repeats"]))
                     spec["spark_master"] = spark_master_of(cfg)
                     spec["stream"] = cores_stream
@@ -153,10 +153,10 @@ def run(cfg: DictConfig, out_dir: Path) -> int:
     SparkContext per JVM), so the runner's session is stopped first."""
     from omegaconf import OmegaConf
 
-    from experiments.execution import execute_cells
-    from experiments.metadata import RunMetadata
-    from experiments.runners import SerialRunner, make_runner
-    from experiments.store import ResultStore, cell_id
+    from experiments.running.execution import execute_cells
+    from experiments.running.metadata import RunMetadata
+    from experiments.running.runners import SerialRunner, make_runner
+    from experiments.running.store import ResultStore, cell_id
 
     specs = build_specs(cfg)
     done = ResultStore(out_dir).done_ids()
@@ -172,7 +172,7 @@ def run(cfg: DictConfig, out_dir: Path) -> int:
         finally:
             runner.close()
     if driver:
-        from experiments.parallel_mpm import stop_spark
+        from experiments.running.parallel_mpm import stop_spark
 
         stop_spark()
         masters = sorted({s.get("spark_master") or "local[k]" for s in driver})
@@ -213,7 +213,7 @@ def workload_of(spec: Mapping, counts: Mapping[str, int]):
 
 
 def _row(spec: Mapping, alg: str, metric: str, value, *, plan: str = "", status: str = "ok") -> dict:
-    from experiments.store import cell_id
+    from experiments.running.store import cell_id
 
     p = spec["params"]
     return {
@@ -290,8 +290,8 @@ def _evaluate_in_turns(spec: Mapping, pats, planned: Mapping, stream) -> list[di
 
 
 def _workload(spec: Mapping):
-    from experiments.experiment_stream import experiment_stream
-    from experiments.statistics import estimate_workload_statistics
+    from experiments.data.streams import experiment_stream
+    from experiments.data.statistics import estimate_workload_statistics
 
     stream = experiment_stream(spec["stream"])
     pats = workload_of(spec, stream.type_counts())
@@ -336,13 +336,13 @@ def _queries_cell(spec: Mapping) -> list[dict]:
 def _cores_cell(spec: Mapping) -> list[dict]:
     """Figure 14b: one workload's global plan (the sweep's one method) partitioned into ``cores``
     groups and run as that many Spark tasks on a session of that many cores
-    (:mod:`experiments.parallel_mpm`); beside it the same plan in one thread of the driver.  Runs in
+    (:mod:`experiments.running.parallel_mpm`); beside it the same plan in one thread of the driver.  Runs in
     the driver (:func:`run`), never in a Spark task.  The parallel run's per-pattern counts must be
     the driver's."""
     from algorithms.multi import plan_workload
     from algorithms.multi.costs import workload_models
     from evaluators.multi import evaluate_workload
-    from experiments.parallel_mpm import (
+    from experiments.running.parallel_mpm import (
         cores_session,
         group_payloads,
         partition_plan,

@@ -1,10 +1,10 @@
 """The ``next`` experiment kind: NEXT Figures 9-11 (Section 6) on eight Poisson sources of 1, 2, 4,
-..., 128 events/s (:mod:`experiments.next_workloads`).
+..., 128 events/s (:mod:`experiments.workloads.next`).
 
 * ``fig9`` -- operators supported on one node against query size, with and without rewriting, for
   the next, union and mix workloads.  A cell is (workload, size, seed, original|rewritten): a pool of
   random queries is rewritten (or not), every operator's CPU load measured on the NEXT engine
-  (:mod:`experiments.next_measure`), and one simulated node of ``capacity_single`` filled
+  (:mod:`experiments.running.next_measure`), and one simulated node of ``capacity_single`` filled
   (:mod:`algorithms.next.capacity`) with queries drawn from the pool with replacement, in an order
   fixed by the seed -- the same draws for the original and the rewritten queries.
 * ``fig10`` -- complex events detected per CPU second against the number of 5-operator queries
@@ -18,7 +18,7 @@
   (workload, seed, strategy, sink proxies) -- place the pool on 1..40 simulated nodes with those
   measured costs, so that every strategy sees the same measurement.
 
-Rows (:mod:`experiments.store`): ``dataset`` is ``poisson-8``; ``algorithm`` is original/rewritten
+Rows (:mod:`experiments.running.store`): ``dataset`` is ``poisson-8``; ``algorithm`` is original/rewritten
 (Figures 9, 10) or the placement strategy (Figure 11); ``x_name``/``x_value`` the swept parameter;
 ``plan`` a digest of the queries the cell ran, so ``verify`` sees when a rerun drew other queries.
 Measured metrics vary from run to run; the pools, plan costs and match counts do not.
@@ -45,7 +45,7 @@ ORIGINAL, REWRITTEN = "original", "rewritten"
 # ---- building cells ---------------------------------------------------------------------------------
 def build_specs(cfg: DictConfig, out_dir: Path) -> list[list[dict]]:
     """The cells of the experiment, in phases (a later phase may use what an earlier one left)."""
-    from experiments.metadata import git_commit
+    from experiments.running.metadata import git_commit
 
     exp, sc = cfg.exp, cfg.scale.next
     fig = exp.figure
@@ -86,10 +86,10 @@ def build_specs(cfg: DictConfig, out_dir: Path) -> list[list[dict]]:
 
 
 def run(cfg: DictConfig, out_dir: Path) -> int:
-    from experiments.execution import execute_cells
-    from experiments.metadata import RunMetadata
-    from experiments.next_workloads import PAPER_RATES
-    from experiments.runners import make_runner
+    from experiments.running.execution import execute_cells
+    from experiments.running.metadata import RunMetadata
+    from experiments.workloads.next import PAPER_RATES
+    from experiments.running.runners import make_runner
 
     meta = RunMetadata(out_dir / "metadata.json", OmegaConf.to_container(cfg, resolve=True))
     phases = build_specs(cfg, out_dir)
@@ -120,7 +120,7 @@ def run_cell(spec: Mapping) -> list[dict]:
 def _pool(spec: Mapping, count: int, rewritten: bool):
     """The cell's queries (rewritten by NEXT when asked) and the mean rewriting time."""
     from algorithms.next.rewrite import rewrite
-    from experiments.next_workloads import make_queries, paper_statistics
+    from experiments.workloads.next import make_queries, paper_statistics
 
     qs = make_queries(spec["workload"], int(spec["size"]), count, seed=int(spec["seed"]))
     if not rewritten:
@@ -139,7 +139,7 @@ def _digest(queries) -> str:
 
 
 def _row(spec: Mapping, metric: str, value, *, plan: str, x_name: str, x_value, params: dict | None = None) -> dict:
-    from experiments.store import cell_id
+    from experiments.running.store import cell_id
 
     return {
         "experiment": spec["experiment"],
@@ -168,8 +168,8 @@ def _row(spec: Mapping, metric: str, value, *, plan: str, x_name: str, x_value, 
 def _fig9(spec: Mapping) -> list[dict]:
     from algorithms.next.capacity import simulate
     from algorithms.next.costs import query_cost
-    from experiments.next_measure import measure, query_load
-    from experiments.next_workloads import paper_statistics
+    from experiments.running.next_measure import measure, query_load
+    from experiments.workloads.next import paper_statistics
 
     import random
 
@@ -199,7 +199,7 @@ def _fig9(spec: Mapping) -> list[dict]:
 def _fig10(spec: Mapping) -> list[dict]:
     from algorithms.next.costs import query_cost
     from evaluators.next.engine import run_queries
-    from experiments.next_workloads import paper_statistics, source_stream
+    from experiments.workloads.next import paper_statistics, source_stream
 
     p = spec["params"]
     rewritten = spec["algorithm"] == REWRITTEN
@@ -235,7 +235,7 @@ def _cache_path(spec: Mapping, variant: str) -> Path:
 
 def _measured_pool(spec: Mapping, variant: str):
     """The pool of ``variant`` and its measurement: from the cache an earlier cell left, else made now."""
-    from experiments.next_measure import load_measurement, measure, save_measurement
+    from experiments.running.next_measure import load_measurement, measure, save_measurement
 
     p = spec["params"]
     queries, rewrite_s, _ = _pool(spec, int(p["pool"]), variant == REWRITTEN)
@@ -252,8 +252,8 @@ def _measured_pool(spec: Mapping, variant: str):
 
 def _measure_cell(spec: Mapping) -> list[dict]:
     from algorithms.next.costs import query_cost
-    from experiments.next_measure import measure, query_load, save_measurement
-    from experiments.next_workloads import paper_statistics
+    from experiments.running.next_measure import measure, query_load, save_measurement
+    from experiments.workloads.next import paper_statistics
 
     p = spec["params"]
     variant = spec["algorithm"]
@@ -279,7 +279,7 @@ def _measure_cell(spec: Mapping) -> list[dict]:
 
 def _placement_cell(spec: Mapping) -> list[dict]:
     from algorithms.next.capacity import simulate
-    from experiments.next_workloads import paper_statistics
+    from experiments.workloads.next import paper_statistics
 
     p = spec["params"]
     variant = REWRITTEN if spec["algorithm"].startswith("rewrite") else ORIGINAL

@@ -16,8 +16,8 @@ from omegaconf import DictConfig, OmegaConf
 from cep.io_utils import atomic_write_text
 from cep.parser import parse_pattern
 from experiments.commands.stats import format_statistics
-from experiments.datasets import experiment_datasets, load_dataset
-from experiments.metadata import RunMetadata, file_facts
+from experiments.data.datasets import experiment_datasets, load_dataset
+from experiments.running.metadata import RunMetadata, file_facts
 
 
 def run(cfg: DictConfig, out_dir: Path) -> int:
@@ -26,7 +26,7 @@ def run(cfg: DictConfig, out_dir: Path) -> int:
     spark = None
     use_spark = cfg.runner.name == "spark"
     if use_spark:
-        from experiments.spark import get_spark, spark_version
+        from experiments.running.spark import get_spark, spark_version
 
         spark = get_spark(cfg.runner.master, conf=OmegaConf.to_container(cfg.runner.conf))
         meta.update(spark_master=cfg.runner.master, spark_version=spark_version())
@@ -42,11 +42,11 @@ def run(cfg: DictConfig, out_dir: Path) -> int:
             (a, _), (b, _) = counts
         pattern = parse_pattern(cfg.exp.example_pattern.replace("{A}", _quote(a)).replace("{B}", _quote(b)))
         if use_spark:
-            from experiments.spark_statistics import compute_statistics_spark
+            from experiments.data.spark_statistics import compute_statistics_spark
 
             stats = compute_statistics_spark(stream, [pattern], spark=spark, max_pairs=cfg.exp.max_pairs, seed=cfg.seed, progress=cfg.progress)
         else:
-            from experiments.statistics import estimate_statistics
+            from experiments.data.statistics import estimate_statistics
 
             stats = estimate_statistics(stream, [pattern], max_pairs=cfg.exp.max_pairs, seed=cfg.seed)
         info = {

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from cep.io_utils import write_if_changed
 from experiments.reporting.core import Section, SectionInput, load_meta, run_notes
-from experiments.store import ResultStore
+from experiments.running.store import ResultStore
 
 SECTIONS: dict[str, str] = {
     "jqpg_fig3": "experiments.reporting.jqpg:fig3",

@@ -20,7 +20,7 @@ from typing import Iterable, Sequence
 
 import pandas as pd
 
-from experiments.plotstyle import mean_ci
+from experiments.reporting.plotstyle import mean_ci
 
 HOLDS, PARTLY, FAILS, NOT_MEASURABLE, UNCHECKED = "holds", "partly", "does not hold", "not measurable", "not checkable"
 CAPPED_PREFIX = "capped"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from experiments.plotstyle import finish_axes, line_with_ci, metric_style, pyplot, save_figure
+from experiments.reporting.plotstyle import finish_axes, line_with_ci, metric_style, pyplot, save_figure
 from experiments.reporting.core import (
     log_ci,
     NOT_MEASURABLE,

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments.plotstyle import finish_axes, log_axis, metric_style, pyplot, save_figure, style
+from experiments.reporting.plotstyle import finish_axes, log_axis, metric_style, pyplot, save_figure, style
 from experiments.reporting.core import (
     FAILS,
     HOLDS,
@@ -199,7 +199,7 @@ def _regime_tables(meta: dict) -> dict[str, str]:
         sels = f.get("selectivities") or [math.nan, math.nan]
         pe = paper.get("events_per_type_per_window") or [math.nan, math.nan]
         ps = paper.get("selectivities") or [math.nan, math.nan]
-        source = "replay of the real data (experiments/replay.py)" if f.get("replay") else "the data at its own cadence"
+        source = "replay of the real data (experiments/data/replay.py)" if f.get("replay") else "the data at its own cadence"
         notes[ds] = (
             f"**{ds}** ({source}; {f.get('events', 0):,} events of {f.get('types', 0)} types, "
             f"window {f.get('window_seconds', 0) / 60:g} min):\n\n"

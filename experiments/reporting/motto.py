@@ -17,7 +17,7 @@ import math
 
 import pandas as pd
 
-from experiments.plotstyle import finish_axes, pyplot, save_figure, style
+from experiments.reporting.plotstyle import finish_axes, pyplot, save_figure, style
 from experiments.reporting.core import (
     FAILS,
     HOLDS,

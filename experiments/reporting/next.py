@@ -14,7 +14,7 @@ import math
 
 import pandas as pd
 
-from experiments.plotstyle import finish_axes, line_with_ci, mean_ci, metric_style, pyplot, save_figure
+from experiments.reporting.plotstyle import finish_axes, line_with_ci, mean_ci, metric_style, pyplot, save_figure
 from experiments.reporting.core import (
     FAILS,
     HOLDS,

@@ -7,7 +7,7 @@ import pytest
 
 from cep import Event, EventStream, StreamError
 from cep.columnar import EventColumns, read_nasdaq_text_columns
-from experiments.readers import read_events
+from experiments.data.readers import read_events
 
 SAMPLES = ["NASDAQ_MEDIUM.txt", "NASDAQ_AAPL_AMZN_GOOG.txt", "NASDAQ_KC.txt", "NASDAQ_TINY.txt", "NASDAQ_SHORT.txt",
            "NASDAQ_HALF_SHORT.txt", "NASDAQ_FREQUENCY_TAILORED.txt"]

@@ -23,8 +23,8 @@ from cep.dnf import to_dnf
 from cep.parser import parse_pattern
 from cep.plans import OrderPlan, PatternPlan
 from evaluators import evaluate
-from experiments.statistics import estimate_statistics
-from experiments.synthetic import Distribution, TypeSpec, generate_stream
+from experiments.data.statistics import estimate_statistics
+from experiments.data.synthetic import Distribution, TypeSpec, generate_stream
 
 
 @pytest.fixture(scope="module")

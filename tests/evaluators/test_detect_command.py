@@ -10,7 +10,7 @@ import pytest
 from cep import parse_pattern
 from evaluators.brute_force import brute_force_matches
 from experiments.cli import main
-from experiments.readers import read_events
+from experiments.data.readers import read_events
 
 PATTERN = "PATTERN SEQ(MSFT a, DRIV b, ORLY c) WHERE a.high < b.high AND b.high < c.high WITHIN 3 minutes"
 

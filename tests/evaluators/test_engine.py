@@ -211,7 +211,7 @@ OPENCEP_CASES = [
 @pytest.fixture(scope="module")
 def medium_x10(tmp_path_factory, data_dir):
     """OpenCEP's NASDAQ_MEDIUM.txt repeated 10 times, copy k shifted k days later (16,520 events)."""
-    from experiments.bench_evaluators import write_shifted_copies
+    from experiments.bench.opencep import write_shifted_copies
 
     path = tmp_path_factory.mktemp("nasdaq") / "medium_x10.txt"
     assert write_shifted_copies(data_dir / "nasdaq" / "NASDAQ_MEDIUM.txt", path, 10, timedelta(days=1)) == 16520

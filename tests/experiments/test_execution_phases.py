@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from omegaconf import OmegaConf
 
-from experiments.execution import execute_cells
-from experiments.metadata import RunMetadata
-from experiments.runners import SerialRunner
-from experiments.store import ResultStore, cell_id
+from experiments.running.execution import execute_cells
+from experiments.running.metadata import RunMetadata
+from experiments.running.runners import SerialRunner
+from experiments.running.store import ResultStore, cell_id
 
 
 def _cell(spec):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from experiments.store import ResultStore
+from experiments.running.store import ResultStore
 
 REPO = Path(__file__).resolve().parents[2]
 TINY = [
@@ -115,7 +115,7 @@ def test_verify_catches_a_changed_deterministic_value(serial_results, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from experiments.store import SCHEMA
+    from experiments.running.store import SCHEMA
 
     pq.write_table(pa.Table.from_pandas(df, schema=SCHEMA, preserve_index=False), st.table_path)
     ver = subprocess.run(
@@ -192,8 +192,8 @@ def test_failed_cells_are_logged_counted_and_retried(tmp_path):
 def test_runs_go_where_git_ignores_them_and_never_into_the_reference(tmp_path):
     from hydra import compose, initialize_config_dir
 
-    from experiments.datasets import CONFIG_DIR
-    from experiments.experiment import results_root
+    from experiments.data.datasets import CONFIG_DIR
+    from experiments.running.experiment import results_root
 
     with initialize_config_dir(version_base="1.3", config_dir=str(CONFIG_DIR), job_name="t"):
         cfg = compose(config_name="config", overrides=["+exp=jqpg_fig3"])
@@ -215,7 +215,7 @@ def test_help_texts_list_experiments_and_hide_internal_names():
 @pytest.mark.cluster
 @pytest.mark.slow
 def test_standalone_cluster_gives_the_serial_results(tmp_path, serial_results):
-    from experiments.cluster import LocalCluster
+    from experiments.running.cluster import LocalCluster
 
     cluster = LocalCluster.start(cores=2, memory="1g")
     pids = [cluster.master_pid, cluster.worker_pid]

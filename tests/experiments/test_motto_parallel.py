@@ -1,4 +1,4 @@
-"""MOTTO Figure 14a/14b (experiments/parallel_mpm.py, experiments/exps/motto_figs.py): one global plan
+"""MOTTO Figure 14a/14b (experiments/running/parallel_mpm.py, experiments/exps/motto_figs.py): one global plan
 partitioned into groups that keep shared sub-trees together and cover every pattern once; each
 group's MPM detects what the whole plan detects; the parallel run on real Spark reports the serial
 run's matches; the exact/annealing plans of Figure 14a are SH-MDT's; bad core counts and sweeps are
@@ -18,7 +18,7 @@ from algorithms.multi.costs import workload_models
 from cep.errors import ConfigError
 from cep.parser import parse_patterns
 from evaluators.multi import evaluate_workload
-from experiments.parallel_mpm import (
+from experiments.running.parallel_mpm import (
     check_cores,
     cores_master,
     group_payloads,
@@ -67,7 +67,7 @@ def test_partition_covers_every_pattern_once_and_keeps_components_whole(workload
     comps = sharing_components(g)
     assert len(comps) >= 2 and any(len(c) > 1 for c in comps)  # the workload does share
     fair = part.total_cost / k
-    from experiments.parallel_mpm import group_cost
+    from experiments.running.parallel_mpm import group_cost
 
     if len(comps) >= k and all(group_cost(g, models, c) <= fair for c in comps):
         # nothing forced a split: every component's patterns are in one group
@@ -182,7 +182,7 @@ def test_a_bad_core_count_exits_2_with_one_line(tmp_path):
 def test_the_core_study_runs_in_the_driver_after_the_runners_cells(tmp_path):
     """The whole path through Hydra and the Spark runner: the queries cells as Spark tasks, then the
     core cells in the driver on local[1] and local[2] sessions; their counts equal the serial run's."""
-    from experiments.store import ResultStore
+    from experiments.running.store import ResultStore
 
     r = subprocess.run([sys.executable, "-m", "experiments", "run", "+exp=motto_fig14", "runner.master='local[2]'",
                         "exp.sweeps=[{x: queries, algorithms: [NA, exact, annealing]}, {x: cores, algorithms: [SH-MDT]}]",

@@ -7,8 +7,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from cep import StreamError
-from experiments.datasets import load_dataset
-from experiments.readers import ReadReport, read_events, sniff_format
+from experiments.data.datasets import load_dataset
+from experiments.data.readers import ReadReport, read_events, sniff_format
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import pytest
 
 from experiments.reporting.core import FAILS, HOLDS, NOT_MEASURABLE, PARTLY, SectionInput, equivalence_verdict, ratio_verdict
 from experiments.reporting.jqpg import fig3, fig4
-from experiments.store import COLUMNS
+from experiments.running.store import COLUMNS
 
 
 def rows(cells: list[dict]) -> pd.DataFrame:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from experiments.runners import SparkRunner, run_cells
+from experiments.running.runners import SparkRunner, run_cells
 
 
 def test_a_dead_worker_is_that_cells_failure_and_the_run_goes_on(spark):

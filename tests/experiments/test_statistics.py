@@ -8,8 +8,8 @@ import json
 import pytest
 
 from cep import Event, EventStream, Statistics, StatisticsError, parse_pattern
-from experiments.statistics import estimate_statistics, sample_pairs
-from experiments.synthetic import generate_stream
+from experiments.data.statistics import estimate_statistics, sample_pairs
+from experiments.data.synthetic import generate_stream
 
 
 def small_stream():
@@ -24,7 +24,7 @@ PATTERNS = [
 
 @pytest.mark.spark
 def test_spark_statistics_equal_pandas_on_a_small_stream(spark):
-    from experiments.spark_statistics import compute_statistics_spark
+    from experiments.data.spark_statistics import compute_statistics_spark
 
     one = small_stream()
     # two busy spells with an idle gap of ~880 s
@@ -113,8 +113,8 @@ def test_conditions_over_three_variables_are_refused():
 
 @pytest.mark.spark
 def test_spark_workload_statistics_equal_pandas_per_pattern(spark):
-    from experiments.spark_statistics import compute_workload_statistics_spark
-    from experiments.statistics import estimate_workload_statistics
+    from experiments.data.spark_statistics import compute_workload_statistics_spark
+    from experiments.data.statistics import estimate_workload_statistics
 
     s = small_stream()
     # the same variable names with different types in different patterns: kept apart per pattern
@@ -131,7 +131,7 @@ def test_spark_workload_statistics_equal_pandas_per_pattern(spark):
 
 @pytest.mark.spark
 def test_spark_sampling_is_bounded(spark):
-    from experiments.spark_statistics import compute_statistics_spark
+    from experiments.data.spark_statistics import compute_statistics_spark
 
     s = generate_stream({"A": 5.0, "B": 5.0}, 200.0, seed=1)
     p = parse_pattern("PATTERN SEQ(A a, B b) WHERE a.x < b.x WITHIN 60 seconds")

@@ -7,7 +7,7 @@ import os
 import pyarrow.parquet as pq
 import pytest
 
-from experiments.store import COLUMNS, ResultStore
+from experiments.running.store import COLUMNS, ResultStore
 
 
 def row(cell, metric, value, **kw):
@@ -80,7 +80,7 @@ def test_written_files_are_readable_by_others(tmp_path):
 def test_tables_written_before_the_sweep_columns_load_with_nulls(tmp_path):
     import pyarrow as pa
 
-    from experiments.store import SCHEMA
+    from experiments.running.store import SCHEMA
 
     old = pa.schema([f for f in SCHEMA if f.name not in ("x_name", "x_value")])
     st = ResultStore(tmp_path / "e")

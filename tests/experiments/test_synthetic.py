@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from experiments.synthetic import Burst, Distribution, TypeSpec, generate_stream
+from experiments.data.synthetic import Burst, Distribution, TypeSpec, generate_stream
 
 
 def fingerprint(s):
@@ -22,7 +22,7 @@ def test_same_seed_same_stream_and_different_seed_different_stream():
 
 def test_same_seed_same_stream_across_processes():
     code = (
-        "from experiments.synthetic import generate_stream;"
+        "from experiments.data.synthetic import generate_stream;"
         "s = generate_stream({'A': 2.0, 'B': 1.0}, 50.0, seed=11);"
         "print(repr([(e.type, e.ts, sorted(e.attrs.items())) for e in s]))"
     )

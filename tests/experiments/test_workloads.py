@@ -8,7 +8,7 @@ import pytest
 
 from cep import Kleene, Not, Op, Window, parse_pattern, to_dnf
 from cep.errors import ConfigError
-from experiments.workloads import PATTERN_SETS, make_pattern, make_workload
+from experiments.workloads.jqpg import PATTERN_SETS, make_pattern, make_workload
 
 TYPES = [f"T{i}" for i in range(30)]
 W = Window.seconds(1200)

@@ -12,8 +12,8 @@ from algorithms.multi import plan_workload
 from cep.events import Event, EventStream
 from cep.parser import parse_patterns
 from evaluators.multi import evaluate_segments, evaluate_workload
-from experiments.readers import read_events
-from experiments.statistics import estimate_workload_statistics
+from experiments.data.readers import read_events
+from experiments.data.statistics import estimate_workload_statistics
 
 ROOT = Path(__file__).resolve().parents[2]
 

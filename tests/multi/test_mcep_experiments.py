@@ -13,7 +13,7 @@ from cep.events import Event, EventStream
 from cep.global_plans import workload_clauses
 from cep.pattern import Not, Op, Window, iter_events
 from experiments.exps.mcep_figs import rates_drifted
-from experiments.mcep_workloads import WorkloadSpec, calibrate_workload, make_workload, measured_density, reshuffle_types
+from experiments.workloads.mcep import WorkloadSpec, calibrate_workload, make_workload, measured_density, reshuffle_types
 
 TYPES = [f"T{i:02d}" for i in range(30)]
 
@@ -115,7 +115,7 @@ def tiny_rows():
 def test_cells_store_rows_and_the_report_section_has_claims(tiny_rows, tmp_path):
     from experiments.reporting.core import SectionInput
     from experiments.reporting.mcep import fig13
-    from experiments.store import METRICS, rows_table
+    from experiments.running.store import METRICS, rows_table
 
     assert {r["metric"] for r in tiny_rows} <= set(METRICS)
     df = rows_table(tiny_rows).to_pandas()
@@ -134,7 +134,7 @@ def test_verify_replays_a_time_limited_fig11_cell_exactly():
     from hydra import compose, initialize_config_dir
 
     from experiments.exps.mcep_figs import build_specs, run_cell
-    from experiments.verify import replay_spec
+    from experiments.running.verify import replay_spec
 
     root = Path(__file__).resolve().parents[2]
     with initialize_config_dir(config_dir=str(root / "configs"), version_base="1.3"):

@@ -81,9 +81,9 @@ def test_a_whole_query_source_is_one_shared_subtree_of_the_mpm():
 def test_each_method_detects_per_pattern_what_the_pattern_detects_alone(exp, sweep, value):
     from evaluators.brute_force import brute_force_matches
     from evaluators.multi import evaluate_workload
-    from experiments.experiment_stream import experiment_stream
+    from experiments.data.streams import experiment_stream
     from experiments.exps.motto_figs import METHODS, build_specs, workload_of
-    from experiments.statistics import estimate_workload_statistics
+    from experiments.data.statistics import estimate_workload_statistics
 
     cfg = _cfg(exp, "exp.scales.quick.seeds=[0]", "exp.scales.quick.windows=12", "exp.scales.quick.base.queries=8")
     specs = [s for s in build_specs(cfg) if s["x_name"] == sweep and s["x_value"] == value]
@@ -123,7 +123,7 @@ def tiny_rows():
 def test_cells_agree_and_the_sections_have_the_papers_claims(tiny_rows, tmp_path):
     from experiments.reporting.core import SectionInput
     from experiments.reporting.motto import fig13, fig14
-    from experiments.store import METRICS, ResultStore
+    from experiments.running.store import METRICS, ResultStore
 
     assert {r["metric"] for r in tiny_rows} <= set(METRICS)
     store = ResultStore(tmp_path / "store")  # a cell of several methods keeps every method's rows
@@ -153,7 +153,7 @@ def test_cells_agree_and_the_sections_have_the_papers_claims(tiny_rows, tmp_path
 # ---- wiring --------------------------------------------------------------------------------------
 def test_registry_and_kind():
     from algorithms.multi import multi_planner_names
-    from experiments.experiment import EXPERIMENT_KINDS
+    from experiments.running.experiment import EXPERIMENT_KINDS
     from experiments.reporting import SECTIONS
 
     assert {"NA", "MST", "LCSE", "SH-MDT"} <= set(multi_planner_names())
@@ -184,7 +184,7 @@ def test_verify_compares_each_algorithm_of_a_cell_of_several():
     """A motto cell holds every method of a workload: verify keys its values and plans by algorithm."""
     import pandas as pd
 
-    from experiments.verify import _by_metric, _plans
+    from experiments.running.verify import _by_metric, _plans
 
     rows = pd.DataFrame({"algorithm": ["NA", "NA", "MST", "MST"], "metric": ["plan_cost", "matches"] * 2,
                          "x_value": [1.0] * 4, "value": [3.0, 7.0, 2.0, 7.0], "plan": ["a", "a", "b", "b"]})

@@ -11,7 +11,7 @@ import pytest
 from cep.parser import parse_pattern_file
 from evaluators.brute_force import brute_force_matches
 from experiments.cli import main
-from experiments.readers import read_events
+from experiments.data.readers import read_events
 
 WORKLOAD = """
 PATTERN SEQ(MSFT a, DRIV b, ORLY c) WHERE a.high < b.high WITHIN 3 minutes

@@ -106,7 +106,7 @@ def test_deterministic_under_a_step_budget():
 
 @pytest.mark.parametrize("name", ["SA-EDGE", "TS-EDGE", "SA-VERTEX4", "TS-EDGE-PREFIX"])
 def test_a_time_limited_search_replays_exactly_from_its_recorded_steps(name):
-    from experiments.bench_multi import search_workload
+    from experiments.bench.multi import search_workload
 
     pats, stats = search_workload(24, 0)
     timed = plan_workload(pats, name, stats, time_limit=0.3, seed=2)

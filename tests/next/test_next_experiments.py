@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments.store import ResultStore
+from experiments.running.store import ResultStore
 
 REPO = Path(__file__).resolve().parents[2]
 TINY = ["runner=serial", "progress=false", "scale.next.seeds=[0,1]", "scale.next.duration_s=2", "scale.next.pool_fig9=12",

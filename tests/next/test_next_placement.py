@@ -15,8 +15,8 @@ from algorithms.next.placement import Measured, Placer
 from cep import parse_pattern
 from cep.errors import ConfigError
 from cep.next_algebra import aot, aot_digest
-from experiments.next_measure import measure, query_load
-from experiments.next_workloads import PAPER_RATES, make_queries, paper_statistics
+from experiments.running.next_measure import measure, query_load
+from experiments.workloads.next import PAPER_RATES, make_queries, paper_statistics
 
 STATS = paper_statistics()
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments.store import ResultStore
+from experiments.running.store import ResultStore
 
 REPO = Path(__file__).resolve().parents[2]
 TINY = ["runner=serial", "progress=false", "scale.hamlet.seeds=[0,1]", "scale.hamlet.minutes=0.5", "scale.hamlet.max_trends=2000",

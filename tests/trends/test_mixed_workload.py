@@ -8,7 +8,7 @@ import pytest
 
 from cep.parser import parse_patterns
 from experiments.exps.hamlet_figs import MIXED_FIGURES, make_stream, workload
-from experiments.trend_engines import measure
+from experiments.running.trend_engines import measure
 
 CELLS = [(fig, ds) for fig in MIXED_FIGURES for ds in ("nasdaq", "ridesharing")]
 

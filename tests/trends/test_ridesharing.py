@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from cep.parser import parse_patterns
-from experiments.readers import read_events
-from experiments.ridesharing import TYPES, generate_ridesharing, sharing_workload, write_csv
+from experiments.data.readers import read_events
+from experiments.data.ridesharing import TYPES, generate_ridesharing, sharing_workload, write_csv
 
 
 def test_twenty_types_bursty_travel_and_deterministic(tmp_path):

@@ -98,7 +98,7 @@ def test_plain_patterns_still_parse_and_reject_equivalence():
 
 
 def test_generic_csv_reader_takes_numeric_timestamps(tmp_path):
-    from experiments.readers import read_events
+    from experiments.data.readers import read_events
 
     f = tmp_path / "e.csv"
     f.write_text("type,ts,x,kind\nA,0,1,Pool\nB,1.5,2,Solo\nB,1.5,3,Solo\n")

@@ -182,13 +182,13 @@ def reshuffle_types(stream: Iterable[Event], every: int, count: int, types: Sequ
 def calibrate_workload(patterns: Sequence[Pattern], values, selectivity_range=(0.002, 0.88), *, seed: int = 0,
                        pairs: int = 20_000) -> list[Pattern]:
     """Each ``x.a < y.a`` / ``>`` predicate gets an offset so that its selectivity is a log-uniform draw
-    from ``selectivity_range`` (as :func:`experiments.workloads.calibrate_selectivities`), drawn per
+    from ``selectivity_range`` (as :func:`experiments.workloads.jqpg.calibrate_selectivities`), drawn per
     (types, attribute, operator) rather than per pattern, so that a predicate two patterns share stays
     one predicate (and their common subpattern stays common)."""
     import numpy as np
 
     from cep.conditions import BinOp, Const
-    from experiments.workloads import _offset_for
+    from experiments.workloads.jqpg import _offset_for
 
     lo, hi = selectivity_range
     cache: dict = {}

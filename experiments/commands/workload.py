@@ -112,8 +112,8 @@ def plan_main(args) -> int:
         for p in pats:
             stats.require_types(p.event_types)
     else:
-        from experiments.datasets import load_dataset
-        from experiments.statistics import estimate_workload_statistics
+        from experiments.data.datasets import load_dataset
+        from experiments.data.statistics import estimate_workload_statistics
 
         stats = estimate_workload_statistics(load_dataset(args.dataset), pats, seed=args.seed)
     r = plan_workload(pats, name, stats, time_limit=_time_limit(args), seed=args.seed, alpha=args.alpha)
@@ -127,7 +127,7 @@ def plan_main(args) -> int:
 def detect_main(args) -> int:
     from algorithms.multi.registry import plan_workload
     from evaluators.multi import evaluate_workload
-    from experiments.commands.detect import events_loader, resolve_data
+    from experiments.commands.inputs import events_loader, resolve_data
 
     name = _planner_name(args)
     _check_planner(name)
@@ -144,7 +144,7 @@ def detect_main(args) -> int:
         for p in pats:
             stats.require_types(p.event_types)
     else:
-        from experiments.statistics import estimate_workload_statistics
+        from experiments.data.statistics import estimate_workload_statistics
 
         stats = estimate_workload_statistics(stream, pats, seed=args.seed)
     r = plan_workload(pats, name, stats, time_limit=_time_limit(args), seed=args.seed, alpha=args.alpha)

@@ -103,7 +103,7 @@ def style(name: str) -> Style:
     try:
         return ALGORITHM_STYLE[name]
     except KeyError:
-        raise KeyError(f"no plot style for {name!r}: register it in experiments/plotstyle.py:ALGORITHM_STYLE") from None
+        raise KeyError(f"no plot style for {name!r}: register it in experiments/reporting/plotstyle.py:ALGORITHM_STYLE") from None
 
 
 def palette(names: Iterable[str]) -> dict[str, str]:
@@ -124,7 +124,7 @@ class Metric:
         return f"{self.label} ({self.unit})" if self.unit else self.label
 
 
-#: axis labels of the metrics of the results tables (experiments/store.py) and derived ones
+#: axis labels of the metrics of the results tables (experiments/running/store.py) and derived ones
 METRIC_STYLE: dict[str, Metric] = {
     "throughput_eps": Metric("Throughput", "events/s"),
     "peak_memory_bytes": Metric("Peak memory of the evaluator state", "MiB", 1 / 2**20),
@@ -156,7 +156,7 @@ def metric_style(metric: str) -> Metric:
     try:
         return METRIC_STYLE[metric]
     except KeyError:
-        raise KeyError(f"no axis label for metric {metric!r}: register it in experiments/plotstyle.py:METRIC_STYLE") from None
+        raise KeyError(f"no axis label for metric {metric!r}: register it in experiments/reporting/plotstyle.py:METRIC_STYLE") from None
 
 
 def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float, float, int]:

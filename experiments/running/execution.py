@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from experiments.metadata import RunMetadata
-from experiments.runners import run_cells
-from experiments.store import ResultStore, cell_id
+from experiments.running.metadata import RunMetadata
+from experiments.running.runners import run_cells
+from experiments.running.store import ResultStore, cell_id
 
 
 def execute_cells(
@@ -79,7 +79,7 @@ def run_all_cells(cfg, out_dir: Path, specs: Sequence[Mapping], cell_fn: Callabl
     configured runner, :func:`execute_cells`; returns the number of cells that failed."""
     from omegaconf import OmegaConf
 
-    from experiments.runners import make_runner
+    from experiments.running.runners import make_runner
 
     meta = RunMetadata(out_dir / "metadata.json", OmegaConf.to_container(cfg, resolve=True))
     runner = make_runner(cfg.runner)

@@ -23,7 +23,7 @@ the parallel run here splits the plan, not the stream:
   pattern, exactly what the whole plan detects (:mod:`cep.global_plans`).
 * **Run** (:func:`run_parallel`): one Spark job of ``k`` partitions, one group per partition; each
   task evaluates its group's MPM over the whole stream (the stream is rebuilt from its JSON
-  specification once per Python worker, :mod:`experiments.experiment_stream`) and returns its
+  specification once per Python worker, :mod:`experiments.data.streams`) and returns its
   per-pattern match counts.  Throughput is the stream's events over the wall time of the whole job
   measured at the driver -- task scheduling, the group's plan compilation and evaluation, and the
   collection of results included; session start-up excluded; one untimed warm-up job first (it
@@ -234,7 +234,7 @@ def run_group(payload: Mapping) -> dict:
     workload's pattern index), its own detection time, and with ``collect_matches`` each pattern's
     matches (as :attr:`cep.matches.Match.bindings`: each variable's stream positions)."""
     from evaluators.multi import evaluate_workload
-    from experiments.experiment_stream import experiment_stream
+    from experiments.data.streams import experiment_stream
 
     gp = build_global_plan(payload["kind"], payload["clauses"], payload["plans"], share=payload["share"],
                            shared_masks=payload["masks"])
@@ -267,7 +267,7 @@ class ParallelRun:
 def warm_worker(payload: Mapping) -> int:
     """A warm-up task: import the evaluator and build the stream in this Python worker (cached)."""
     import evaluators.multi  # noqa: F401
-    from experiments.experiment_stream import experiment_stream
+    from experiments.data.streams import experiment_stream
 
     return len(experiment_stream(payload["stream"]))
 
@@ -337,7 +337,7 @@ def _wait_executors(spark, k: int, timeout: float) -> None:
 def cores_session(k: int, master: str | None = None, *, conf: Mapping | None = None, timeout: float = 120.0):
     """A SparkSession of ``k`` cores (:func:`cores_master`), stopped on exit; any running session
     is stopped first."""
-    from experiments.spark import get_spark
+    from experiments.running.spark import get_spark
 
     url, props = cores_master(k, master)
     stop_spark()

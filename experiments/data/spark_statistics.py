@@ -1,6 +1,6 @@
 """The statistics job on Spark: arrival rates and selectivities as Spark DataFrame jobs.
 
-Same definitions as :mod:`experiments.statistics` (read its docstring: rates over the live time);
+Same definitions as :mod:`experiments.data.statistics` (read its docstring: rates over the live time);
 without sampling the two give identical numbers, which the tests check.  All selectivities of a pattern or a whole workload
 are computed in one batched job:
 
@@ -27,7 +27,7 @@ from cep.errors import StatisticsError
 from cep.events import EventStream
 from cep.pattern import Pattern, WindowKind
 from cep.statistics import Statistics
-from experiments.statistics import DEFAULT_MAX_PAIRS, ConditionGroup, condition_groups, live_gap_limit
+from experiments.data.statistics import DEFAULT_MAX_PAIRS, ConditionGroup, condition_groups, live_gap_limit
 
 
 def stream_frame(stream: EventStream, attributes: Sequence[str]) -> pd.DataFrame:
@@ -119,7 +119,7 @@ def _compute(stream, patterns, spark, master, max_pairs, seed, progress, per_pat
     from pyspark.sql import functions as F
     from tqdm import tqdm
 
-    from experiments.spark import get_spark
+    from experiments.running.spark import get_spark
 
     groups = condition_groups(patterns, per_pattern=per_pattern)
     attrs = sorted({a.name for g in groups for c in g.conditions for a in c.attributes})

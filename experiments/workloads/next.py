@@ -25,7 +25,7 @@ from functools import lru_cache
 from cep.next_algebra import Next, NextPattern, Source, Union
 from cep.pattern import Window
 from cep.statistics import Statistics
-from experiments.synthetic import TypeSpec, generate_stream
+from experiments.data.synthetic import TypeSpec, generate_stream
 
 PAPER_RATES: dict[str, float] = {f"S{2 ** i}": float(2 ** i) for i in range(8)}  # 1 .. 128 events/s
 WORKLOADS = ("next", "union", "mix")

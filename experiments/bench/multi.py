@@ -14,7 +14,7 @@ Two parts (``--part detect|search|all``):
   engine, and OpenCEP's multi-pattern range on such workloads as the issue states it (2,300 to
   12,000 events/s; OpenCEP is not installed here, so no OpenCEP run is made).
 * **search** -- steps per second of every local search on a workload of ``--patterns`` patterns of
-  average size 5 (:mod:`experiments.mcep_workloads`) over 40 types whose rates span 45x, with a
+  average size 5 (:mod:`experiments.workloads.mcep`) over 40 types whose rates span 45x, with a
   ``--time-limit`` each.
 
     python -m experiments bench multi [--part all] [--repeats 3] [--time-limit 5] [--json]
@@ -25,10 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics as pystats
-import tempfile
 import time
-from datetime import timedelta
-from pathlib import Path
 
 from cep.errors import ConfigError
 
@@ -85,17 +82,6 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
-def reference_stream():
-    """OpenCEP's NASDAQ_MEDIUM.txt repeated 10 times, copy k shifted k days (16,520 events)."""
-    from cep.columnar import read_nasdaq_text_columns
-    from experiments.bench_evaluators import OPENCEP_COPIES, write_shifted_copies
-    from experiments.datasets import dataset_path
-
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "NASDAQ_MEDIUM_x10.txt"
-        write_shifted_copies(dataset_path("nasdaq_minute"), path, OPENCEP_COPIES, timedelta(days=1))
-        return read_nasdaq_text_columns(path)
-
 
 def run_detect(args: argparse.Namespace) -> None:
     from algorithms.multi import plan_workload
@@ -103,7 +89,9 @@ def run_detect(args: argparse.Namespace) -> None:
     from cep.parser import parse_patterns
     from evaluators import evaluate
     from evaluators.multi import evaluate_workload
-    from experiments.statistics import estimate_statistics, estimate_workload_statistics
+    from experiments.data.statistics import estimate_statistics, estimate_workload_statistics
+
+    from experiments.bench.opencep import reference_stream
 
     cols = reference_stream()
     stream = cols.to_stream()
@@ -154,7 +142,7 @@ def search_workload(n: int, seed: int):
 
     from cep.pattern import Window
     from cep.statistics import Statistics
-    from experiments.mcep_workloads import WorkloadSpec, make_workload
+    from experiments.workloads.mcep import WorkloadSpec, make_workload
 
     types = [f"T{i:02d}" for i in range(40)]
     rates = {t: 45 ** (i / 39) for i, t in enumerate(types)}
@@ -172,7 +160,7 @@ def search_workload(n: int, seed: int):
 def run_search(args: argparse.Namespace) -> None:
     from algorithms.multi import plan_workload
     from algorithms.multi.registry import MULTI_PLANNERS
-    from experiments.mcep_workloads import measured_density
+    from experiments.workloads.mcep import measured_density
 
     pats, stats = search_workload(args.patterns, args.seed)
     if not args.json:

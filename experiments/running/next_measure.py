@@ -22,7 +22,7 @@ from typing import Sequence
 from algorithms.next.capacity import Machine, Measured
 from cep.next_algebra import NextPattern
 from evaluators.next.engine import network_cost, run_queries, sample_items
-from experiments.next_workloads import source_stream
+from experiments.workloads.next import source_stream
 
 
 @dataclass(frozen=True)

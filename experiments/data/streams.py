@@ -4,7 +4,7 @@
      "replay": {window_seconds, events_per_window, rate_ratio, windows} | null, "seed": n}
 
 With ``replay`` (the default of every experiment) the stream is the pool's types replayed at the
-papers' rates (:mod:`experiments.replay`); with ``replay: null`` it is the dataset's slice
+papers' rates (:mod:`experiments.data.replay`); with ``replay: null`` it is the dataset's slice
 ``[start, end]`` at its own cadence, every type included.  Either way the whole stream enters each
 evaluator (which discards the types its pattern does not mention).  Streams and their columns are
 built once per process and cached, so the cells of one worker share them.
@@ -26,7 +26,7 @@ def stream_key(spec: Mapping) -> str:
 
 @lru_cache(maxsize=4)
 def _raw(dataset_json: str, start, end) -> EventStream:
-    from experiments.datasets import load_dataset
+    from experiments.data.datasets import load_dataset
 
     return load_dataset(json.loads(dataset_json), start=start, end=end)
 
@@ -38,7 +38,7 @@ def raw_stream(spec: Mapping) -> EventStream:
 
 @lru_cache(maxsize=4)
 def _built(key: str) -> EventStream:
-    from experiments.replay import ReplaySpec, replay
+    from experiments.data.replay import ReplaySpec, replay
 
     spec = json.loads(key)
     raw = raw_stream(spec)

@@ -107,7 +107,7 @@ METRICS = (
     "graph_vertices",
     "graph_arcs",
     "graph_build_s",
-    # MOTTO Figure 14b (experiments/parallel_mpm.py)
+    # MOTTO Figure 14b (experiments/running/parallel_mpm.py)
     "parallel_groups",
     "speedup_bound",
     "copied_nodes",

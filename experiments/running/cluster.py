@@ -4,7 +4,7 @@ The pip package has no ``sbin/start-*.sh`` scripts, but it has ``bin/spark-class
 the JVM: the process started here *is* the master's (or worker's) JVM, so it is stopped by PID.
 Used by the cluster test; also a quick way to try ``runner.master=spark://...`` on one machine:
 
-    python -c "from experiments.cluster import LocalCluster; c = LocalCluster.start(); print(c.master_url); input(); c.stop()"
+    python -c "from experiments.running.cluster import LocalCluster; c = LocalCluster.start(); print(c.master_url); input(); c.stop()"
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cep.errors import ConfigError
-from experiments.spark import prepare_environment
+from experiments.running.spark import prepare_environment
 
 
 def spark_home() -> Path:

@@ -21,9 +21,9 @@ from omegaconf import OmegaConf
 
 from cep.errors import ConfigError, StreamError
 from cep.events import EventStream
-from experiments.readers import ReadReport, read_events
+from experiments.data.readers import ReadReport, read_events
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 CONFIG_DIR = REPO_ROOT / "configs"
 DATASET_DIR = CONFIG_DIR / "dataset"
 

@@ -1,6 +1,6 @@
 """Statistics of an event stream: arrival rates and condition selectivities (pandas/numpy).
 
-Definitions (shared with the Spark job in :mod:`experiments.spark_statistics`, which must agree
+Definitions (shared with the Spark job in :mod:`experiments.data.spark_statistics`, which must agree
 with this module exactly whenever no sampling happens):
 
 * **Arrival rate** of an event type = its number of events / the stream's *live time* in seconds:
@@ -10,7 +10,7 @@ with this module exactly whenever no sampling happens):
   -- holds no partial match, so the time beyond one window of it is not counted: ``W * rate`` is
   then the number of events a window holds while the stream is live, which is what the cost models
   mean by it (with the whole span, NASDAQ's 5-minute bars gave about 7 times fewer).  On a replayed
-  stream (:mod:`experiments.replay`) the live time is its span.  A type a pattern names but the
+  stream (:mod:`experiments.data.replay`) the live time is its span.  A type a pattern names but the
   stream lacks has rate 0.
 * **Selectivity** of the conditions on a set of variables (MCEP Section 2: "the probability of the
   input tuple to successfully pass the condition"), keyed by the variables as in

@@ -9,7 +9,7 @@ Two parts (``--part opencep|sweep|all``):
   the plan is DP-B on statistics estimated from that stream (tree evaluator) and, for comparison,
   DP-LD on the lazy NFA.  Printed: matches (OpenCEP's counts in brackets), median events/s over
   ``--repeats`` runs, the speed-up over OpenCEP's events/s, peak partial matches and peak memory.
-* **sweep** -- patterns of sizes 3 to 7 (:mod:`experiments.workloads`: sequences and conjunctions
+* **sweep** -- patterns of sizes 3 to 7 (:mod:`experiments.workloads.jqpg`: sequences and conjunctions
   with ``n/2`` ``diff`` conditions) on the bundled NASDAQ 5-minute sample and Aarhus traffic week,
   restricted to the ``--types`` most frequent event types, under every planner (its default
   evaluator).  Events are decoded once beforehand, so the events/s here measure evaluation only.
@@ -25,7 +25,7 @@ import argparse
 import json
 import statistics as pystats
 import tempfile
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 from cep.errors import ConfigError, PartialMatchLimitError
@@ -53,19 +53,18 @@ OPENCEP_CASES = (
         9_500.0,
     ),
 )
-OPENCEP_COPIES = 10
 SWEEP_DATASETS = ("nasdaq", "traffic")
 SWEEP_SETS = ("seq", "conj")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--part", choices=("all", "opencep", "sweep", "multi"), default="all",
-                   help="which part to run (default all; multi: the multi-pattern cases of experiments.bench_multi)")
+                   help="which part to run (default all; multi: the multi-pattern cases of experiments.bench.multi)")
     p.add_argument("--repeats", type=int, default=5, help="timed runs per case; the median is printed (default 5)")
     p.add_argument("--sizes", default="3-7", help="sweep: pattern sizes, '3-7' or '3,5,7' (default 3-7)")
     p.add_argument("--planners", default="all", help="sweep: comma-separated planner names or 'all' (default)")
     p.add_argument("--datasets", default=",".join(SWEEP_DATASETS), help="sweep: datasets (default nasdaq,traffic)")
-    p.add_argument("--sets", default=",".join(SWEEP_SETS), help="sweep: pattern sets of experiments.workloads (default seq,conj)")
+    p.add_argument("--sets", default=",".join(SWEEP_SETS), help="sweep: pattern sets of experiments.workloads.jqpg (default seq,conj)")
     p.add_argument("--per-size", type=int, default=1, help="sweep: patterns per set and size (default 1)")
     p.add_argument("--types", type=int, default=12, help="sweep: the most frequent event types kept (default 12)")
     p.add_argument("--window", type=float, default=600.0, help="sweep: window in seconds (default 600; JQPG 6.2 used 1200, which on the bundled data makes size-7 conjunctions report millions of matches)")
@@ -82,7 +81,7 @@ def main(args: argparse.Namespace) -> int:
     if args.part in ("all", "sweep"):
         run_sweep(args)
     if args.part in ("all", "multi"):
-        from experiments.bench_multi import run_detect
+        from experiments.bench.multi import run_detect
 
         run_detect(args)
     return 0
@@ -91,18 +90,6 @@ def main(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------------------------
 # OpenCEP reference cases
 # ---------------------------------------------------------------------------------------------
-def write_shifted_copies(src: Path, dst: Path, copies: int, shift: timedelta) -> int:
-    """Write ``copies`` copies of a NASDAQ text file, copy ``k`` with timestamps ``k * shift`` later."""
-    lines = [ln for ln in src.read_text().splitlines() if ln.strip()]
-    out = []
-    for k in range(copies):
-        for ln in lines:
-            parts = ln.split(",")
-            stamp = datetime.strptime(parts[1].strip(), "%Y%m%d%H%M") + k * shift
-            parts[1] = stamp.strftime("%Y%m%d%H%M")
-            out.append(",".join(parts))
-    dst.write_text("\n".join(out) + "\n")
-    return len(out)
 
 
 def run_opencep_cases(args: argparse.Namespace) -> None:
@@ -110,8 +97,9 @@ def run_opencep_cases(args: argparse.Namespace) -> None:
     from cep.columnar import read_nasdaq_text_columns
     from cep.parser import parse_pattern
     from evaluators import evaluate
-    from experiments.datasets import dataset_path
-    from experiments.statistics import estimate_statistics
+    from experiments.data.datasets import dataset_path
+    from experiments.bench.opencep import OPENCEP_COPIES, write_shifted_copies
+    from experiments.data.statistics import estimate_statistics
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "NASDAQ_MEDIUM_x10.txt"
@@ -168,7 +156,7 @@ def most_frequent_types(dataset: str, k: int) -> list[str]:
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    from experiments.datasets import dataset_path
+    from experiments.data.datasets import dataset_path
 
     path = dataset_path(dataset)
     names = set(pq.read_schema(path).names)
@@ -184,10 +172,10 @@ def run_sweep(args: argparse.Namespace) -> None:
     from cep.columnar import EventColumns
     from cep.pattern import Window
     from evaluators import evaluate
-    from experiments.bench_planners import parse_sizes
-    from experiments.datasets import load_dataset
-    from experiments.statistics import estimate_statistics
-    from experiments.workloads import make_pattern
+    from experiments.bench.planners import parse_sizes
+    from experiments.data.datasets import load_dataset
+    from experiments.data.statistics import estimate_statistics
+    from experiments.workloads.jqpg import make_pattern
 
     sizes = parse_sizes(args.sizes)
     planners = planner_names() if args.planners == "all" else [n.strip() for n in args.planners.split(",") if n.strip()]

@@ -1,7 +1,7 @@
 """``python -m experiments bench hamlet``: HAMLET's executor against GRETA on the issue's workload.
 
 The workload of the issue's speed targets: one ridesharing window of ``--events`` events (default
-3,000; ``experiments/ridesharing.py``, 75% Travel in bursts, 10,000 events per minute, one partition)
+3,000; ``experiments/data/ridesharing.py``, 75% Travel in bursts, 10,000 events per minute, one partition)
 and ``k`` COUNT(*) queries ``SEQ(S_i s, Travel t+, E_i e)`` sharing ``Travel+`` (``--queries``, default
 5 and 10), one window holding the whole stream; ``--returns`` replaces the RETURN clause (e.g.
 ``"COUNT(*), SUM(t.speed), AVG(t.duration), MAX(t.price)"``: the other aggregates share too).  Engines: ``hamlet`` (dynamic sharing),
@@ -38,7 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _runner(name: str):
     from evaluators.trends import NoSharing, run_hamlet
-    from experiments.trend_engines import engine
+    from experiments.running.trend_engines import engine
 
     if name == "hamlet-nonshared":
         return lambda qs, s: run_hamlet(qs, s, policy=NoSharing())
@@ -47,7 +47,7 @@ def _runner(name: str):
 
 def main(args: argparse.Namespace) -> int:
     from cep.parser import parse_patterns
-    from experiments.ridesharing import generate_ridesharing, sharing_workload
+    from experiments.data.ridesharing import generate_ridesharing, sharing_workload
 
     stream = generate_ridesharing(args.events, seed=args.seed, travel_share=args.travel_share, burst_mean=args.burst_mean)
     travel = sum(e.type == "Travel" for e in stream)

@@ -3,7 +3,7 @@
 A cell specification is a plain JSON-able dict (it travels to Spark executors and is stored in
 ``cells.jsonl`` for ``verify``):
 
-    experiment, dataset {name}, stream (:mod:`experiments.experiment_stream`), workload, size,
+    experiment, dataset {name}, stream (:mod:`experiments.data.streams`), workload, size,
     pattern_id, pattern (text), stats (rates + selectivities for planning), algorithm, alpha,
     strategy (null = the pattern's own), seed, params (planner parameters), evaluator (null = plan
     only), measure_memory, max_partial_matches, repeats
@@ -29,7 +29,7 @@ from cep.errors import EvaluationLimitError
 from cep.parser import parse_pattern
 from cep.pattern import Strategy
 from cep.statistics import Statistics
-from experiments.store import cell_id
+from experiments.running.store import cell_id
 
 OK = "ok"
 
@@ -92,7 +92,7 @@ def _median(runs, key):
 
 
 def run_cell(spec: Mapping) -> list[dict]:
-    """Plan (and evaluate) one cell; returns its tidy rows (see :mod:`experiments.store`)."""
+    """Plan (and evaluate) one cell; returns its tidy rows (see :mod:`experiments.running.store`)."""
     from algorithms import plan_pattern
 
     pattern = cell_pattern(spec)
@@ -113,7 +113,7 @@ def run_cell(spec: Mapping) -> list[dict]:
 
 def _evaluate_rows(spec: Mapping, pattern, plan, plan_text: str, kind: str) -> list[dict]:
     from evaluators import DEFAULT_MAX_PARTIAL_MATCHES, compile_evaluator, run_program
-    from experiments.experiment_stream import experiment_columns
+    from experiments.data.streams import experiment_columns
 
     cols = experiment_columns(spec["stream"])
     cap = spec.get("max_partial_matches") or DEFAULT_MAX_PARTIAL_MATCHES

@@ -1,0 +1,1 @@
+"""Benchmarks: every ``python -m experiments bench`` subcommand; each prints figures."""

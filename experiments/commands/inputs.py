@@ -1,0 +1,95 @@
+"""What several commands read from their arguments: patterns (text or file), events files (a dataset
+name or a path, and a loader that decodes it inside the timed span), statistics, planner parameters."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from cep.errors import ConfigError, PatternError
+from cep.parser import parse_pattern_file, parse_patterns
+
+
+def load_patterns(args: argparse.Namespace, *, trends: bool = False):
+    """The patterns of ``args.text`` or ``args.file``; a trend aggregation query (RETURN ...) is an
+    error unless ``trends`` (it runs with ``aggregate``)."""
+    if getattr(args, "file", None):
+        patterns = parse_pattern_file(args.file)
+    else:
+        if not args.text or not args.text.strip():
+            raise PatternError("empty pattern text")
+        patterns = parse_patterns(args.text)
+    if not trends:
+        reject_trend_queries(patterns)
+    return patterns
+
+
+def reject_trend_queries(patterns) -> None:
+    from cep.trends import TrendQuery
+
+    for p in patterns:
+        if isinstance(p, TrendQuery):
+            raise PatternError(f"{p.name + ': ' if p.name else ''}a trend aggregation query (RETURN ...) runs with "
+                               "'python -m experiments aggregate QUERIES_FILE --data EVENTS'")
+
+
+def events_loader(path: Path, fmt: str):
+    """A zero-argument callable that decodes the events file (called inside the timed span)."""
+    from cep.columnar import EventColumns, read_nasdaq_text_columns
+    from experiments.data.readers import read_events
+
+    if fmt == "nasdaq-text":
+        return lambda: read_nasdaq_text_columns(path)
+    return lambda: EventColumns.from_events(read_events(path, format=fmt))
+
+
+def resolve_data(spec: str) -> tuple[Path, str]:
+    """The events file of a dataset name or path, and its format."""
+    from experiments.data.datasets import dataset_config, dataset_names, dataset_path
+    from experiments.data.readers import sniff_format
+
+    path = dataset_path(spec)
+    fmt = (dataset_config(spec).get("format") or "auto") if spec in dataset_names() else "auto"
+    return path, (sniff_format(path) if fmt == "auto" else fmt)
+
+
+def parse_params(items: list[str]) -> dict:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--param expects KEY=VALUE, got {item!r}")
+        try:
+            out[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key.strip()] = value
+    return out
+
+
+def load_statistics(args, patterns):
+    from cep.statistics import Statistics
+
+    if args.stats:
+        return Statistics.load(args.stats)
+    from experiments.data.datasets import load_dataset
+    from experiments.data.statistics import estimate_statistics
+
+    return estimate_statistics(load_dataset(args.dataset), patterns, seed=args.seed)
+
+
+def warn_missing_selectivities(pattern, stats) -> list[str]:
+    """Name on stderr every condition key of ``pattern`` that ``stats`` has no selectivity for."""
+    import sys
+
+    missing = {}
+    for c in pattern.conditions:
+        if c.key not in stats.selectivities:
+            missing.setdefault(c.key, []).append(str(c))
+    for key, conds in missing.items():
+        print(
+            f"warning: {stats.source} has no selectivity for variables {key} ({'; '.join(conds)}): using 1.0 "
+            "(compute it with --dataset, or: python -m experiments stats --pattern ... --out FILE)",
+            file=sys.stderr,
+        )
+    return list(missing)
