@@ -53,6 +53,7 @@ from cep.dnf import to_dnf
 from cep.errors import ConfigError, PlanError
 from cep.events import Event
 from cep.matches import Match
+from cep.metrics import EVALUATION
 from cep.pattern import Pattern
 from cep.plans import OrderPlan, PatternPlan, TreePlan
 
@@ -64,21 +65,7 @@ from evaluators.runtime import Runtime, prepare
 #: evaluator name -> builder of a clause's join plan (the one registry of evaluators)
 EVALUATORS: dict[str, Callable] = {nfa.NAME: nfa.join_plan, tree.NAME: tree.join_plan}
 
-METRIC_NAMES = (
-    "events",
-    "matches",
-    "throughput_eps",
-    "elapsed_s",
-    "decode_s",
-    "work",
-    "peak_partial_matches",
-    "mean_partial_matches",
-    "peak_buffered_events",
-    "peak_state",
-    "peak_memory_bytes",
-    "latency_ms_mean",
-    "latency_ms_p95",
-)
+METRIC_NAMES = EVALUATION
 
 DEFAULT_MAX_PARTIAL_MATCHES = 1_000_000
 

@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         if argv and argv[0] == "run" and "-h" not in argv[1:2] and "--help" not in argv[1:2]:
-            return _load("run").run_hydra(argv[1:])
+            return _load("run").run_overrides(argv[1:])
         args = build_parser().parse_args(argv)
         return int(_load(args.command).main(args) or 0)
     except CEPError as e:

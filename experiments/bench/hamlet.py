@@ -21,6 +21,8 @@ import argparse
 import statistics
 import time
 
+from experiments.reporting.tables import fmt, print_rows
+
 HELP = "HAMLET: events/s of the HAMLET executor vs GRETA on a 3,000-event ridesharing window (prints a table)"
 
 
@@ -34,6 +36,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--travel-share", type=float, default=0.75, help="share of Travel events (default 0.75)")
     p.add_argument("--burst-mean", type=float, default=30.0, help="mean Travel burst length (default 30)")
     p.add_argument("--returns", default="COUNT(*)", help="the queries' RETURN clause (default COUNT(*); variables s, t, e)")
+    p.add_argument("--json", action="store_true", help="print one JSON object per engine and workload")
+
+
+COLUMNS = {
+    "queries": ("queries", fmt("d")), "engine": ("engine", str), "throughput_eps": ("events/s", fmt(",.0f")),
+    "seconds": ("seconds", fmt(".3f")), "snapshots": ("snapshots", fmt("d")), "over_greta": ("vs greta", fmt(".0f")),
+}
 
 
 def _runner(name: str):
@@ -47,7 +56,8 @@ def _runner(name: str):
 
 def main(args: argparse.Namespace) -> int:
     from cep.parser import parse_patterns
-    from experiments.data.ridesharing import generate_ridesharing, sharing_workload
+    from experiments.data.ridesharing import generate_ridesharing
+    from experiments.workloads.hamlet import sharing_workload
 
     stream = generate_ridesharing(args.events, seed=args.seed, travel_share=args.travel_share, burst_mean=args.burst_mean)
     travel = sum(e.type == "Travel" for e in stream)
@@ -55,13 +65,13 @@ def main(args: argparse.Namespace) -> int:
     # parsed before anything is printed: a bad --returns is the CLI's one-line error (exit 2)
     workloads = {k: parse_patterns(sharing_workload(k, window_seconds=window, returns=args.returns))
                  for k in [int(x) for x in args.queries.split(",")]}
-    print(f"ridesharing window: {len(stream)} events over {stream.span_seconds:.1f} s, {travel / len(stream):.0%} Travel, "
-          f"seed {args.seed}; one window of {window} s; RETURN {args.returns}; repeats {args.repeats} (GRETA {args.greta_repeats})")
+    if not args.json:
+        print(f"ridesharing window: {len(stream)} events over {stream.span_seconds:.1f} s, {travel / len(stream):.0%} Travel, "
+              f"seed {args.seed}; one window of {window} s; RETURN {args.returns}; repeats {args.repeats} (GRETA {args.greta_repeats})")
     names = [n.strip() for n in args.engines.split(",") if n.strip()]
-    print(f"{'queries':>7} {'engine':<17} {'events/s':>12} {'seconds':>9} {'snapshots':>9} {'vs greta':>9}")
     for k, qs in workloads.items():
         _runner(names[0])(qs, stream)  # warm up imports
-        results, rates = {}, {}
+        results, rows = {}, []
         for name in names:
             run = _runner(name)
             times = []
@@ -69,15 +79,17 @@ def main(args: argparse.Namespace) -> int:
                 t0 = time.perf_counter()
                 res = run(qs, stream)
                 times.append(time.perf_counter() - t0)
-            sec = statistics.median(times)
-            results[name] = (res.as_dict(), res.snapshots)
-            rates[name] = len(stream) / sec
-        ref = next(iter(results.values()))[0]
-        same = all(r[0] == ref for r in results.values())
-        for name in names:
-            ratio = f"{rates[name] / rates['greta']:.0f}x" if "greta" in rates else ""
-            print(f"{k:>7} {name:<17} {rates[name]:>12,.0f} {len(stream) / rates[name]:>9.3f} {results[name][1]:>9} {ratio:>9}")
-        print(f"{'':>7} results identical across engines: {same}")
+            results[name] = res.as_dict()
+            rows.append({"queries": k, "engine": name, "events": len(stream), "throughput_eps": len(stream) / statistics.median(times),
+                         "seconds": statistics.median(times), "snapshots": res.snapshots})
+        for r in rows:
+            greta = next((q["throughput_eps"] for q in rows if q["engine"] == "greta"), None)
+            r["over_greta"] = r["throughput_eps"] / greta if greta else None
+            r["results_identical"] = all(v == next(iter(results.values())) for v in results.values())
+        print_rows(rows, COLUMNS, as_json=args.json)
+        same = rows[0]["results_identical"]
+        if not args.json:
+            print(f"results identical across engines: {same}")
         if not same:
             return 1
     return 0

@@ -23,11 +23,11 @@ Two parts (``--part detect|search|all``):
 from __future__ import annotations
 
 import argparse
-import json
 import statistics as pystats
 import time
 
 from cep.errors import ConfigError
+from experiments.reporting.tables import fmt, print_rows, text_table
 
 HELP = "multi-pattern detection (events/s per global plan) and local-search steps per second"
 
@@ -60,6 +60,19 @@ PATTERN SEQ(MSFT a, DRIV b) WHERE a.low < b.low WITHIN 2 minutes
 """,
 }
 DETECT_PLANNERS = ("TRIVIAL", "DP-B", "SA-EDGE", "TS-EDGE-PREFIX")
+DETECT_COLUMNS = {
+    "workload": ("workload", str), "planner": ("planner", str), "evaluator": ("eval", str), "matches": ("matches", fmt(",")),
+    "throughput_eps": ("events/s", fmt(",.0f")),
+    "speedup_vs_opencep_range": ("x OpenCEP", lambda r: f"{r[0]:.1f}-{r[1]:.1f}"),
+    "alone_throughput_eps": ("alone ev/s", fmt(",.0f")), "peak_partial_matches": ("peak PM", fmt(",")),
+    "plan_cost": ("cost", fmt(".4g")), "trivial_cost": ("trivial", fmt(".4g")),
+    "same_matches_as_alone": ("as alone", lambda same: "yes" if same else "MISMATCH"),
+}
+SEARCH_COLUMNS = {
+    "planner": ("planner", str), "steps": ("steps", fmt(",")), "steps_per_s": ("steps/s", fmt(",.0f")),
+    "plan_cost": ("cost", fmt(".5g")), "gain_over_trivial": ("gain", fmt(".2f")),
+    "start_gain_over_trivial": ("start gain", fmt(".2f")), "mpg_edges": ("edges", fmt("d")),
+}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -99,8 +112,7 @@ def run_detect(args: argparse.Namespace) -> None:
     if not args.json:
         print(f"Multi-pattern detection: NASDAQ_MEDIUM x10 ({len(stream):,} events), events decoded beforehand, "
               f"median of {args.repeats} runs; OpenCEP's multi-pattern mode: {lo:,.0f}-{hi:,.0f} events/s (issue)")
-        print(f"{'workload':<15} {'planner':<15} {'eval':<10} {'matches':>8} {'events/s':>9} {'x OpenCEP':>11} "
-              f"{'alone ev/s':>10} {'peak PM':>8} {'cost':>9} {'trivial':>9}")
+    rows = []
     for name, text in WORKLOADS.items():
         pats = parse_patterns(text)
         stats = estimate_workload_statistics(stream, pats, seed=args.seed)
@@ -126,13 +138,12 @@ def run_detect(args: argparse.Namespace) -> None:
                 "peak_partial_matches": runs[0].metrics["peak_partial_matches"],
                 "plan_cost": r.cost, "trivial_cost": r.trivial_cost,
             }
-            _emit(args, row, lambda q: (
-                f"{q['workload']:<15} {q['planner']:<15} {q['evaluator']:<10} {q['matches']:>8,} {q['throughput_eps']:>9,.0f} "
-                f"{q['speedup_vs_opencep_range'][0]:>4.1f}-{q['speedup_vs_opencep_range'][1]:<5.1f} "
-                f"{q['alone_throughput_eps']:>10,.0f} {q['peak_partial_matches']:>8,} {q['plan_cost']:>9.4g} {q['trivial_cost']:>9.4g}"
-                + ("" if q["matches_by_pattern"] == q["alone_matches_by_pattern"] else "   MISMATCH")))
+            row["same_matches_as_alone"] = counts == alone_counts
+            rows.append(row)
+            if args.json:
+                print_rows([row], DETECT_COLUMNS, as_json=True)
     if not args.json:
-        print()
+        print(text_table(rows, DETECT_COLUMNS) + "\n")
 
 
 def search_workload(n: int, seed: int):
@@ -163,10 +174,10 @@ def run_search(args: argparse.Namespace) -> None:
     from experiments.workloads.mcep import measured_density
 
     pats, stats = search_workload(args.patterns, args.seed)
+    rows = []
     if not args.json:
         print(f"Local search: {len(pats)} patterns, average size {sum(len(p.variables) for p in pats) / len(pats):.1f}, "
               f"MPG density {measured_density(pats):.2f}, {args.time_limit:g} s each")
-        print(f"{'planner':<15} {'steps':>8} {'steps/s':>9} {'cost':>10} {'gain':>6} {'start gain':>10} {'edges':>6}")
     for name, spec in MULTI_PLANNERS.items():
         if spec is None:
             continue
@@ -176,9 +187,8 @@ def run_search(args: argparse.Namespace) -> None:
                "steps_per_s": r.steps_per_s, "plan_cost": r.cost, "gain_over_trivial": r.trivial_cost / r.cost,
                "start_gain_over_trivial": r.trivial_cost / r.initial_cost, "mpg_edges": r.mpg_edges,
                "wall_s": time.perf_counter() - t}
-        _emit(args, row, lambda q: f"{q['planner']:<15} {q['steps']:>8,} {q['steps_per_s']:>9,.0f} {q['plan_cost']:>10.5g} "
-                                   f"{q['gain_over_trivial']:>6.2f} {q['start_gain_over_trivial']:>10.2f} {q['mpg_edges']:>6}")
-
-
-def _emit(args, row: dict, text) -> None:
-    print(json.dumps(row) if args.json else text(row), flush=True)
+        rows.append(row)
+        if args.json:
+            print_rows([row], SEARCH_COLUMNS, as_json=True)
+    if not args.json:
+        print(text_table(rows, SEARCH_COLUMNS))

@@ -10,7 +10,7 @@ GROUP-BY values joined by ``|``), then one column per RETURN item of the workloa
 lacks it).  Rows go to ``--out`` (written atomically) or stdout.  ``--json`` prints one JSON object
 instead: ``events``, ``throughput_eps``, ``latency_ms`` (``mean``, ``p95``: wall time the engine
 spends on each arriving timestamp's events, including the bursts that arrival completes),
-``peak_memory_bytes`` (a second, untimed run under tracemalloc; ``--no-memory`` skips it),
+``peak_traced_memory_bytes`` (a second, untimed run under tracemalloc; ``--no-memory`` skips it),
 ``snapshots``, ``engine`` and the engine's counters, plus ``columns`` and ``rows`` when there is no
 ``--out``.
 """
@@ -81,7 +81,7 @@ def main(args: argparse.Namespace) -> int:
     if args.json:
         out = {"engine": metrics.pop("engine"), "events": metrics.pop("events"), "throughput_eps": metrics.pop("throughput_eps"),
                "latency_ms": {"mean": metrics.pop("latency_ms_mean"), "p95": metrics.pop("latency_ms_p95")},
-               "peak_memory_bytes": metrics.pop("peak_memory_bytes"), "snapshots": metrics.pop("snapshots"), **metrics,
+               "peak_traced_memory_bytes": metrics.pop("peak_traced_memory_bytes"), "snapshots": metrics.pop("snapshots"), **metrics,
                "queries": len(queries), "data": str(path)}
         if not args.out:
             out["columns"] = header

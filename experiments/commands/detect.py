@@ -56,10 +56,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     from algorithms.planning import plan_pattern
     from algorithms.registry import planner_kind
+    from cep.errors import ConfigError
     from cep.io_utils import atomic_open
     from cep.parser import format_pattern
     from cep.statistics import Statistics
-    from cep.errors import ConfigError
     from evaluators import DEFAULT_MAX_PARTIAL_MATCHES, evaluate, evaluator_names
     from experiments.commands.inputs import load_patterns
 

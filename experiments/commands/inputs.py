@@ -93,3 +93,23 @@ def warn_missing_selectivities(pattern, stats) -> list[str]:
             file=sys.stderr,
         )
     return list(missing)
+
+
+def add_results_dir(p: argparse.ArgumentParser, default: str) -> None:
+    """``--results-dir DIR`` and, as ``run`` takes it, ``results_dir=DIR`` (the folder of results to read)."""
+    p.add_argument("--results-dir", metavar="DIR", default=None, help=f"results folder (default: {default})")
+    p.add_argument("setting", nargs="?", metavar="results_dir=DIR", help="the results folder, written as run takes it")
+
+
+def results_dir_of(args: argparse.Namespace) -> str | None:
+    """The results folder of ``--results-dir`` or ``results_dir=DIR`` (None: the command's default)."""
+    given = None
+    if args.setting is not None:
+        key, sep, value = args.setting.partition("=")
+        if key.strip() != "results_dir" or not sep or not value.strip():
+            raise ConfigError(f"expected results_dir=DIR, got {args.setting!r}")
+        given = value.strip()
+    if given is not None and args.results_dir is not None and given != args.results_dir:
+        raise ConfigError(f"two results folders: --results-dir {args.results_dir} and results_dir={given}")
+    return given if given is not None else args.results_dir
+

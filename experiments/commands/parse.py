@@ -26,7 +26,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from cep.next_algebra import NextPattern
-
     from cep.trends import TrendQuery
 
     for p in load_patterns(args, trends=True):

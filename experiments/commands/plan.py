@@ -21,7 +21,11 @@ import argparse
 import json
 
 from cep.errors import PlanError
-from experiments.commands.inputs import load_statistics, parse_params, warn_missing_selectivities
+from experiments.commands.inputs import (
+    load_statistics,
+    parse_params,
+    warn_missing_selectivities,
+)
 
 HELP = "plan a pattern with a JQPG planner (or all of them) and print the plan and its cost"
 
@@ -59,8 +63,8 @@ def _params_for(name: str, params: dict, single: bool) -> dict:
 
 
 def main(args: argparse.Namespace) -> int:
-    from algorithms.registry import PLANNERS, REWRITERS, get_planner, planner_names
     from algorithms.planning import plan_pattern
+    from algorithms.registry import PLANNERS, REWRITERS, get_planner, planner_names
     from cep.next_algebra import NextPattern
     from cep.parser import format_pattern
     from experiments.commands.inputs import load_patterns

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from experiments.commands.inputs import results_dir_of
+
 HELP = "draw the figures of every experiment in runs/ (your runs) or results/ (--reference) and write REPORT.md there"
 
 
@@ -11,16 +13,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     where = p.add_mutually_exclusive_group()
     where.add_argument("--reference", action="store_true", help="the committed reference reproduction in results/ (rewrites results/REPORT.md and its figures)")
     where.add_argument("--results-dir", metavar="DIR", default=None, help="another results folder (default: runs/, where your runs go)")
+    p.add_argument("setting", nargs="?", metavar="results_dir=DIR", help="another results folder, written as run takes it")
 
 
 def main(args: argparse.Namespace) -> int:
     from cep.errors import ConfigError
     from experiments.data.datasets import resolve_path
-    from experiments.running.experiment import REFERENCE_DIR, RUNS_DIR
     from experiments.reporting import build_report
+    from experiments.running.folders import REFERENCE_DIR, RUNS_DIR
 
-    root = resolve_path(REFERENCE_DIR if args.reference else (args.results_dir or RUNS_DIR))
-    what = "the committed reference reproduction" if args.reference else ("your runs" if args.results_dir is None else "results")
+    results_dir = results_dir_of(args)
+    if args.reference and results_dir is not None:
+        raise ConfigError(f"--reference reads results/; do not combine it with results_dir={results_dir}")
+    root = resolve_path(REFERENCE_DIR if args.reference else (results_dir or RUNS_DIR))
+    what = "the committed reference reproduction" if args.reference else ("your runs" if results_dir is None else "results")
     if not root.is_dir():
         raise ConfigError(f"{root}: no results folder; run an experiment first (python -m experiments run +exp=<name>) or pass --reference")
     print(f"reading {what} in {root}")

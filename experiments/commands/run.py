@@ -1,19 +1,23 @@
-"""``python -m experiments run +exp=<name> [overrides] [--multirun]``: run an experiment with Hydra.
+"""``python -m experiments run +exp=<name> [overrides] [--multirun]``: run an experiment configured by Hydra.
 
-The working directory does not change; outputs land under ``runs/<exp name>/`` (ignored by git), or
-``results/<exp name>/`` -- the committed reference reproduction -- with ``reference=true``.  The
-config is composed once before Hydra runs it, so every mistake in an override (an unknown key or
-option, ``exp=`` without its ``+``) is one line on stderr with exit status 2, not Hydra's report.
-A run whose cells failed ends with their count and exit status 1; the run then draws its report
-section and says where its figure is.
+The config is composed by Hydra's compose API (``configs/config.yaml`` with the groups ``exp/``,
+``dataset/``, ``runner/``, ``scale/``); no Hydra application runs, so the working directory does not
+change and Hydra writes no output folders.  Outputs land under ``runs/<exp name>/`` (ignored by git),
+or ``results/<exp name>/`` -- the committed reference reproduction -- with ``reference=true``.
+``--multirun`` runs every combination of the comma-separated values of the overrides, one after the
+other.  Every run's config is composed before any work, so every mistake in an override (an unknown
+key or option, ``exp=`` without its ``+``) is one line on stderr with exit status 2.  A run whose cells
+failed ends with their count and exit status 1; the run then draws its report section and says where
+its figure is.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 
-from cep.errors import CEPError, ConfigError
+from cep.errors import ConfigError
 
 HELP = "run an experiment: python -m experiments run +exp=<name> [key=value ...] [--multirun]"
 
@@ -61,7 +65,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    return run_hydra(list(args.overrides) + (["--multirun"] if args.multirun else []))
+    return run_overrides(list(args.overrides) + (["--multirun"] if args.multirun else []))
 
 
 def _options(group: str) -> list[str]:
@@ -70,92 +74,109 @@ def _options(group: str) -> list[str]:
     return sorted(p.stem for p in (CONFIG_DIR / group).glob("*.yaml"))
 
 
-def check_overrides(argv: list[str]) -> None:
-    """Compose the config of ``argv`` (the first value of each sweep) and turn every error into one
-    line naming the override and what was expected."""
+def parse_overrides(argv: list[str]) -> tuple[list, bool]:
+    """The Hydra overrides of ``argv`` (parsed) and whether ``--multirun`` was given; a flag or override
+    that is not valid is one line naming it and what was expected."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import OverrideParseException
 
-    parser = OverridesParser.create()
-    overrides = [a for a in argv if not a.startswith("-")]
     unknown_flags = [a for a in argv if a.startswith("-") and a not in ("--multirun", "-m")]
     if unknown_flags:
         raise ConfigError(f"unknown option {unknown_flags[0]!r}; run takes Hydra overrides (key=value) and --multirun")
-    first: list[str] = []
-    for a in overrides:
+    parser = OverridesParser.create()
+    parsed = []
+    for a in (a for a in argv if not a.startswith("-")):
         try:
             (o,) = parser.parse_overrides([a])
         except OverrideParseException as e:
             msg = " ".join(str(e).split("See https://")[0].split())
             raise ConfigError(f"cannot parse override {a!r}: {msg} (quote values with brackets or commas, e.g. runner.master=\"'local[2]'\")") from None
+        parsed.append(o)
+    return parsed, any(a in ("--multirun", "-m") for a in argv)
+
+
+def jobs(parsed: list, multirun: bool) -> list[list[str]]:
+    """The override lists of the runs: one, or with ``multirun`` one per combination of the sweeps'
+    values (the cartesian product, as Hydra's basic sweeper); a sweep without ``--multirun`` is an error."""
+    values = []
+    for o in parsed:
         key = o.get_key_element()
+        if o.is_sweep_override():
+            if not multirun:
+                raise ConfigError(f"{o.input_line!r} sweeps several values: add --multirun")
+            values.append([f"{key}={v}" for v in o.sweep_string_iterator()])
+        else:
+            values.append([f"{key}={o.get_value_element_as_str()}"])
+    return [list(combo) for combo in itertools.product(*values)]
+
+
+def check_job(overrides: list[str]) -> None:
+    """Turn the mistakes of a run's overrides into one line naming the override and what was expected."""
+    keys = {o.split("=", 1)[0]: o.split("=", 1)[1] for o in overrides}
+    for key, value in keys.items():
         bare = key.lstrip("+~")
-        values = list(o.sweep_string_iterator()) if o.is_sweep_override() else [o.get_value_element_as_str()]
         if bare == "exp" and not key.startswith("+"):
-            raise ConfigError(f"choose the experiment with a plus sign: +exp={values[0]}; known: {', '.join(_options('exp'))}")
-        if bare in GROUPS:
-            for v in values:
-                if v not in _options(bare):
-                    raise ConfigError(f"unknown {bare} {v!r}; known: {', '.join(_options(bare))}")
-        first.append(f"{key}={values[0]}")
-    if not any(o.lstrip("+").startswith("exp=") for o in first):
+            raise ConfigError(f"choose the experiment with a plus sign: +exp={value}; known: {', '.join(_options('exp'))}")
+        if bare in GROUPS and value not in _options(bare):
+            raise ConfigError(f"unknown {bare} {value!r}; known: {', '.join(_options(bare))}")
+    if "+exp" not in keys:
         raise ConfigError(f"choose an experiment with +exp=<name>; known: {', '.join(_options('exp'))}")
-    if any(o.startswith("dataset.") for o in first) and not any(o.startswith("dataset=") for o in first):
-        path = next(o for o in first if o.startswith("dataset."))
-        raise ConfigError(
-            f"{path} needs the dataset whose settings apply: dataset=<name> {path} (datasets: {', '.join(_options('dataset'))})"
-        )
-    _compose(first)
+    dotted = [k for k in keys if k.startswith("dataset.")]
+    if dotted and "dataset" not in keys:
+        path = f"{dotted[0]}={keys[dotted[0]]}"
+        raise ConfigError(f"{path} needs the dataset whose settings apply: dataset=<name> {path} "
+                          f"(datasets: {', '.join(_options('dataset'))})")
 
 
-def _compose(overrides: list[str]):
+def compose_config(overrides: list[str]):
+    """The composed config of one run (Hydra's compose API); a composition error is one line."""
     from hydra import compose, initialize_config_dir
+    from omegaconf.errors import ConfigAttributeError, ConfigKeyError
 
     from experiments.data.datasets import CONFIG_DIR
 
+    check_job(overrides)
     try:
-        with initialize_config_dir(version_base="1.3", config_dir=str(CONFIG_DIR), job_name="check"):
+        with initialize_config_dir(version_base="1.3", config_dir=str(CONFIG_DIR), job_name="run"):
             return compose(config_name="config", overrides=overrides)
     except Exception as e:  # noqa: BLE001 - every composition error becomes one line
+        cause = e.__cause__
+        if isinstance(cause, (ConfigAttributeError, ConfigKeyError)) and cause.full_key:
+            raise ConfigError(f"unknown config key {cause.full_key!r}; add a new key with +{cause.full_key}=..., or check "
+                              "the spelling (python -m experiments run --help)") from None
         text = str(e).strip()
-        head = text.splitlines()[0] if text else type(e).__name__
-        if "To append to your config use" in text:
-            suggestion = text.split("To append to your config use", 1)[1].strip().splitlines()[0]
-            key = head.split("'")[1] if "'" in head else head
-            raise ConfigError(f"unknown config key {key!r}; add a new key with {suggestion}, or check the spelling (python -m experiments run --help)") from None
-        raise ConfigError(f"invalid overrides: {head}") from None
+        raise ConfigError(f"invalid overrides: {text.splitlines()[0] if text else type(e).__name__}") from None
 
 
-def run_hydra(argv: list[str]) -> int:
-    import hydra
-    from omegaconf import DictConfig
+def run_overrides(argv: list[str]) -> int:
+    """Run the experiment of ``argv`` (every run of a ``--multirun`` sweep in turn); the exit status:
+    0, or :data:`EXIT_FAILED_CELLS` if a run had failed cells."""
+    from experiments.exps import run_experiment
+    from experiments.running.folders import results_root
 
-    from experiments.data.datasets import CONFIG_DIR
+    parsed, multirun = parse_overrides(argv)
+    runs = jobs(parsed, multirun)
+    configs = [compose_config(overrides) for overrides in runs]  # every mistake before any work
+    code = 0
+    for i, cfg in enumerate(configs):
+        if len(configs) > 1:
+            print(f"run {i + 1} of {len(configs)}: {' '.join(runs[i])}", file=sys.stderr)
+        if run_experiment(cfg):
+            code = EXIT_FAILED_CELLS
+        _report(results_root(cfg), cfg.exp.name)
+    return code
 
-    check_overrides(argv)
-    outcome = {"code": 0}
 
-    @hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="config")
-    def _app(cfg: DictConfig) -> None:
-        from experiments.running.experiment import run_experiment
+def _report(root, experiment: str) -> None:
+    """Redraw the report of ``root`` and say where this experiment's figure and section are."""
+    from experiments.reporting import SECTIONS, anchor, build_report
 
-        try:
-            failed = run_experiment(cfg)
-        except CEPError as e:
-            print(f"error: {e}", file=sys.stderr)
-            outcome["code"] = 2
-            raise SystemExit(2)
-        if failed:
-            outcome["code"] = EXIT_FAILED_CELLS
-
-    # Hydra's argparse takes its flags before the overrides (`--multirun seed=0,1` after an override
-    # would be rejected), so flags go first
-    flags = [a for a in argv if a.startswith("-")]
-    overrides = [a for a in argv if not a.startswith("-")]
-    saved = sys.argv
-    sys.argv = [saved[0], *flags, *overrides]
-    try:
-        _app()
-    finally:
-        sys.argv = saved
-    return outcome["code"]
+    if experiment not in SECTIONS:
+        return
+    out, sections = build_report(root)
+    for s in sections:
+        if s.experiment == experiment:
+            for p in s.figures:
+                if p.suffix == ".png":
+                    print(f"{experiment}: figure {p}", file=sys.stderr)
+            print(f"{experiment}: report section {out}#{anchor(s)}", file=sys.stderr)

@@ -68,28 +68,9 @@ def main(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(doc, indent=2, sort_keys=True))
         return 0
+    from experiments.reporting.tables import format_statistics
+
     print(format_statistics(stats, meta, top=args.top))
     return 0
 
 
-def format_statistics(stats, meta: dict, top: int = 20) -> str:
-    import numpy as np
-
-    rates = sorted(stats.rates.items(), key=lambda kv: (-kv[1], kv[0]))
-    vals = np.array([r for _, r in rates]) if rates else np.zeros(1)
-    lines = [
-        f"dataset {meta['dataset']}: {meta['events']:,} events, {meta['event_types']} event types, "
-        f"span {meta['span_seconds'] / 3600:.2f} h ({meta['engine']})",
-        f"arrival rates (events/s): min {vals.min():.3g}, median {np.median(vals):.3g}, max {vals.max():.3g}",
-    ]
-    shown = rates if not top else rates[:top]
-    width = max((len(t) for t, _ in shown), default=4)
-    for t, r in shown:
-        lines.append(f"  {t:<{width}}  {r:.6g}/s  ({r * 60:.4g}/min)")
-    if top and len(rates) > top:
-        lines.append(f"  ... {len(rates) - top} more (use --top 0 or --json for all)")
-    if stats.selectivities:
-        lines.append("selectivities:")
-        for k, s in sorted(stats.selectivities.items()):
-            lines.append(f"  {k:<12} {s:.6g}")
-    return "\n".join(lines)

@@ -58,15 +58,3 @@ def write_csv(stream: EventStream, path) -> None:
         f.write(",".join(["type", "ts"] + attrs) + "\n")
         for e in stream:
             f.write(",".join([e.type, repr(e.ts)] + [str(e.attrs[a]) for a in attrs]) + "\n")
-
-
-def sharing_workload(k: int, *, window_seconds: int, kleene: str = "Travel", extra: str = "", returns: str = "COUNT(*)") -> str:
-    """``k`` queries ``RETURN <returns>`` (default COUNT(*)) sharing ``Travel+``: SEQ(S_i s, Travel t+, E_i e)
-    with distinct start / end types."""
-    starts = ("Request", "Accept", "Pickup", "Surge", "Login", "Wait", "Promo", "Idle", "Refuel")
-    ends = ("Dropoff", "Cancel", "Pay", "Arrive", "Rate", "Tip", "Logout", "Reroute", "Complain", "Refund")
-    out = []
-    for i in range(k):
-        s, e = starts[i % len(starts)], ends[(i // len(starts)) % len(ends)]
-        out.append(f"RETURN {returns} PATTERN SEQ({s} s, {kleene} t+, {e} e){extra} WITHIN {window_seconds} seconds")
-    return "\n".join(out)

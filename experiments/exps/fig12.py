@@ -34,15 +34,6 @@ def build_specs(cfg: DictConfig) -> list[dict]:
 
 
 def run(cfg: DictConfig, out_dir: Path) -> int:
-    from experiments.running.execution import execute_cells
-    from experiments.running.metadata import RunMetadata
-    from experiments.running.runners import make_runner
+    from experiments.running.execution import run_all_cells
 
-    meta = RunMetadata(out_dir / "metadata.json", OmegaConf.to_container(cfg, resolve=True))
-    specs = build_specs(cfg)
-    runner = make_runner(cfg.runner)
-    try:
-        meta.update(**runner.describe())
-        return execute_cells(cfg, out_dir, specs, run_cell, runner=runner, meta=meta)
-    finally:
-        runner.close()
+    return run_all_cells(cfg, out_dir, build_specs(cfg), run_cell)

@@ -18,13 +18,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import math
+from dataclasses import replace
+from typing import Mapping
+
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
 from cep.errors import ConfigError
-from cep.pattern import SeqOrder, Window
+from cep.errors import EvaluationLimitError
+from cep.metrics import EVALUATION
+from cep.parser import parse_pattern
+from cep.pattern import SeqOrder, Strategy, Window
 from cep.statistics import Statistics
-from experiments.running.cells import run_cell
+from experiments.running import cells
 from experiments.data.datasets import dataset_family, experiment_datasets
 from experiments.data.streams import experiment_stream, raw_stream
 from experiments.data.replay import replay_regime
@@ -247,3 +254,94 @@ def run(cfg: DictConfig, out_dir: Path) -> int:
         return execute_cells(cfg, out_dir, specs, run_cell, runner=runner, meta=meta)
     finally:
         runner.close()
+
+
+# ---- one cell ----------------------------------------------------------------------------------------
+class GridCell(cells.CellKind):
+    """A JQPG cell: one pattern planned by one planner on the statistics in its spec (computed by the
+    Spark statistics job when the specs were built), then -- unless ``evaluator`` is null -- its plan
+    compiled for the evaluator and fed the whole stream ``repeats`` times (median throughput and
+    latency; ``throughput_spread`` the largest run's throughput over the smallest's) and, with
+    ``measure_memory``, the bytes of its state metered in the first run."""
+
+    def stream(self, spec: Mapping):
+        from experiments.data.streams import experiment_columns
+
+        return experiment_columns(spec["stream"]) if spec.get("evaluator") else None
+
+    def workload(self, spec: Mapping, stream):
+        return cell_pattern(spec)
+
+    def statistics(self, spec: Mapping, stream, workload):
+        return Statistics.from_dict(spec["stats"], source=f"cell {spec['pattern_id']}")
+
+    def plan_one(self, spec: Mapping, pattern, stats, algorithm: str) -> cells.Planned:
+        from algorithms import plan_pattern
+
+        planned = plan_pattern(pattern, algorithm, stats, alpha=float(spec.get("alpha", 0.0)), seed=int(spec["seed"]),
+                               **(spec.get("params") or {}))
+        metrics = {"plan_cost": planned.cost, "plan_cost_tree": tree_cost(pattern, planned.plan, stats),
+                   "plan_time_s": planned.plan_time_s}
+        return cells.Planned(planned.plan, str(planned.plan), metrics, {"kind": planned.kind})
+
+    def evaluate(self, spec: Mapping, cols, pattern, planned):
+        if not spec.get("evaluator"):
+            return {}
+        from evaluators import DEFAULT_MAX_PARTIAL_MATCHES, compile_evaluator, run_program
+
+        (alg, p), = planned.items()
+        cap = spec.get("max_partial_matches") or DEFAULT_MAX_PARTIAL_MATCHES
+        program = compile_evaluator(pattern, p.plan, spec["evaluator"])
+        meter = bool(spec.get("measure_memory"))
+        runs = []
+        try:
+            for i in range(max(1, int(spec.get("repeats", 1)))):
+                runs.append(run_program(program, cols, max_partial_matches=cap, max_work=spec.get("max_work"),
+                                        measure_memory=meter and i == 0, collect_matches=False).metrics)
+        except EvaluationLimitError as e:
+            return {alg: cells.Evaluated({"events": len(cols), "peak_partial_matches": cap}, status=f"capped: {e}")}
+        out = cells.summarize(runs, [k for k in EVALUATION if k not in ("decode_s", "peak_memory_bytes")])
+        thr = [m["throughput_eps"] for m in runs]
+        out["throughput_spread"] = max(thr) / min(thr) if len(thr) > 1 and min(thr) > 0 else None
+        if meter:
+            out["peak_memory_bytes"] = runs[0]["peak_memory_bytes"]
+        return {alg: cells.Evaluated(out)}
+
+    def fields(self, spec: Mapping, algorithm: str) -> dict:
+        return {"dataset": spec["dataset"]["name"], "workload": spec["workload"], "size": spec["size"], "kind": None,
+                "evaluator": spec.get("evaluator") or "none", "alpha": float(spec.get("alpha", 0.0)),
+                "strategy": spec.get("strategy") or Strategy.ANY.value, "params": cells.params_json(spec.get("params"))}
+
+
+KIND = GridCell()
+
+
+def run_cell(spec: Mapping) -> list[dict]:
+    return cells.run_cell(KIND, spec)
+
+
+def cell_pattern(spec: Mapping):
+    """The cell's pattern, under the cell's selection strategy when it names one."""
+    p = parse_pattern(spec["pattern"])
+    if spec.get("strategy"):
+        p = replace(p, strategy=Strategy(spec["strategy"]), partition_attribute=spec.get("partition_attribute"))
+    return p
+
+
+def tree_cost(pattern, plan, stats) -> float:
+    """Cost_tree of a pattern plan (JQPG Section 3.2), an order plan taken as its left-deep tree, summed
+    over DNF clauses: one scale on which order and tree plans compare (Cost_tree also counts the
+    leaves that Cost_ord leaves out, so the two costs of one order differ)."""
+    from algorithms import plan_log_cost
+    from cep.dnf import to_dnf
+    from cep.plans import OrderPlan, TreePlan, left_deep_tree
+
+    logs = []
+    for sp, p in zip(to_dnf(pattern), plan.plans):
+        tree = TreePlan(left_deep_tree(p.order)) if isinstance(p, OrderPlan) else p
+        logs.append(plan_log_cost(sp, tree, stats))
+    top = max(logs)
+    if not math.isfinite(top):
+        return 0.0 if top == -math.inf else math.inf
+    log_total = top + math.log(sum(math.exp(x - top) for x in logs))
+    return math.exp(log_total) if log_total < 709.0 else math.inf

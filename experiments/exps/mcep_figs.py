@@ -16,7 +16,7 @@ between two reshuffles of ``reshuffle_types`` types, MCEP 6.2.3), whose algorith
 whenever a type's rate measured over the last chunk of ``chunk`` events differs from the one planned
 for by more than ``drift`` -- a factor ``1 + drift`` either way).  Static runs the stream in one pass;
 adaptive hands each new plan over by replaying the widest window before its segment
-(:func:`adaptive_run`), so both report exactly the same matches, those spanning a re-planning point
+(:class:`AdaptiveCell`), so both report exactly the same matches, those spanning a re-planning point
 included.
 
 The search runs for ``search_steps`` steps when the scale gives them (deterministic: plans, costs
@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import statistics
 import time
 from pathlib import Path
 from typing import Mapping
@@ -47,6 +46,7 @@ from typing import Mapping
 from omegaconf import DictConfig
 
 from cep.errors import EvaluationLimitError
+from experiments.running import cells
 
 SWEEPS = ("workload_size", "pattern_size", "search_time", "window", "count_window", "density", "rate_diff",
           "reshuffle_every")
@@ -84,40 +84,6 @@ def run(cfg: DictConfig, out_dir: Path) -> int:
 
 
 # ---- one cell ----------------------------------------------------------------------------------------
-def workload_of(spec: Mapping, pool: list[str], rates: Mapping[str, float], stream=None):
-    from cep.pattern import Window
-    from experiments.workloads.mcep import WorkloadSpec, calibrate_workload, make_workload
-
-    p = spec["params"]
-    window = Window.events(int(p["count_window"])) if spec["x_name"] == "count_window" else Window.seconds(float(p["window"]))
-    ws = WorkloadSpec(n_patterns=int(p["workload_size"]), avg_size=float(p["pattern_size"]), window=window,
-                      structure=p.get("structure", "mixed"), density=float(p["density"]), rate_diff=float(p["rate_diff"]),
-                      special=float(p.get("special", 0.2)), kleene_max=p.get("kleene_max", 2), seed=int(spec["seed"]))
-    by_rate = sorted(pool, key=lambda t: (rates.get(t, 0.0), t))
-    pats = make_workload(ws, by_rate)
-    if stream is not None and p.get("selectivity_range"):
-        from experiments.data.statistics import StreamColumns
-
-        pats = calibrate_workload(pats, StreamColumns(stream).attr, tuple(p["selectivity_range"]), seed=int(spec["seed"]))
-    return pats
-
-
-def _row(spec: Mapping, metric: str, value, *, plan: str = "", status: str = "ok", extra: Mapping | None = None) -> dict:
-    from experiments.running.store import cell_id
-
-    p = {**spec["params"], **(extra or {})}
-    return {
-        "experiment": spec["experiment"], "dataset": spec["dataset"], "workload": "mcep",
-        "size": int(p["workload_size"]), "pattern_id": spec["pattern_id"],
-        "seed": int(spec["seed"]), "algorithm": spec["algorithm"],
-        "kind": "adaptive" if spec["x_name"] == "reshuffle_every" else "multi",
-        "evaluator": None, "alpha": 0.0, "strategy": None, "metric": metric,
-        "value": None if value is None else float(value), "status": status, "plan": plan,
-        "params": json.dumps(p, sort_keys=True), "cell_id": cell_id(spec), "code_version": spec.get("_code_version"),
-        "x_name": spec["x_name"], "x_value": float(spec["x_value"]),
-    }
-
-
 def _budget(spec: Mapping) -> dict:
     """The search budget: ``search_steps`` steps when the config gives them (a deterministic search,
     so ``verify`` can re-run the cell), except in the search-time sweep; else ``search_time`` seconds."""
@@ -131,60 +97,126 @@ def _budget(spec: Mapping) -> dict:
     return {"time_limit": float(p["search_time"])}
 
 
-def _digest(gplan) -> str:
+def plan_digest(gplan, *, shared_nodes: bool = False) -> str:
+    """A digest of a global plan: its local plans (and the nodes it shares, with ``shared_nodes``)."""
     import hashlib
 
-    return hashlib.sha1(json.dumps(gplan.describe()["plans"], sort_keys=True).encode()).hexdigest()[:16]
+    d = gplan.describe()
+    content = [d["plans"], d["shared_nodes"]] if shared_nodes else d["plans"]
+    return hashlib.sha1(json.dumps(content, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _caps(p: Mapping) -> dict:
+    return {"max_partial_matches": int(p["max_partial_matches"]), "max_work": int(p["max_work"])}
+
+
+class McepCell(cells.CellKind):
+    """An MCEP cell: the seeded workload over the pool of the replayed stream, statistics estimated on
+    the stream (one selectivity table per pattern), the algorithm's global plan, ``repeats`` passes
+    of the multi-pattern evaluator (median throughput)."""
+
+    def stream(self, spec: Mapping):
+        from experiments.data.streams import experiment_stream
+
+        return experiment_stream(spec["stream"])
+
+    def workload(self, spec: Mapping, stream):
+        from experiments.workloads.mcep import experiment_workload
+
+        return experiment_workload(spec["params"], spec["stream"]["pool"], stream, seed=int(spec["seed"]),
+                                   count_window=spec["x_name"] == "count_window")
+
+    def statistics(self, spec: Mapping, stream, patterns):
+        from experiments.data.statistics import estimate_workload_statistics
+
+        return estimate_workload_statistics(stream, patterns, seed=int(spec["seed"]))
+
+    def plan_one(self, spec: Mapping, patterns, stats, algorithm: str) -> cells.Planned:
+        from algorithms.multi import plan_workload
+        from experiments.workloads.mcep import measured_density
+
+        budget = _budget(spec)
+        r = plan_workload(patterns, algorithm, stats, seed=int(spec["seed"]), **budget)
+        metrics = {"plan_cost": r.cost, "trivial_cost": r.trivial_cost, "plan_time_s": r.plan_time_s,
+                   "mpg_density": measured_density(patterns)}
+        fields = {}
+        if r.search is not None:
+            metrics["steps_per_s"] = r.steps_per_s
+            if "max_steps" not in budget:  # a time-limited search: its steps, for verify to replay
+                metrics["search_steps"] = r.search.steps
+                fields["params"] = cells.params_json({**spec["params"], "search_replay_steps": list(r.search.component_steps)})
+        return cells.Planned(r.plan, plan_digest(r.plan), metrics, fields)
+
+    def evaluate(self, spec: Mapping, stream, patterns, planned):
+        from evaluators.multi import evaluate_workload
+
+        (alg, p), = planned.items()
+        params = spec["params"]
+        try:
+            runs = [evaluate_workload(patterns, p.plan, stream, collect_matches=False, **_caps(params)).metrics
+                    for _ in range(int(params["repeats"]))]
+        except EvaluationLimitError as e:
+            return {alg: cells.Evaluated({"throughput_eps": None}, status=f"capped: {e}")}
+        return {alg: cells.Evaluated(cells.summarize(runs, ("throughput_eps", "matches", "events", "peak_partial_matches", "work")))}
+
+    def fields(self, spec: Mapping, algorithm: str) -> dict:
+        return {"dataset": spec["dataset"], "workload": "mcep", "size": int(spec["params"]["workload_size"]),
+                "kind": "multi", "evaluator": None, "alpha": 0.0, "strategy": None,
+                "params": cells.params_json(spec["params"]), "x_name": spec["x_name"], "x_value": float(spec["x_value"])}
+
+
+class AdaptiveCell(McepCell):
+    """MCEP 6.2.3: static or adaptive detection over the reshuffled stream.
+
+    The stream is looked at in chunks of ``chunk`` events.  ``static`` plans once (SA-EDGE on the first
+    chunk's statistics) and runs the whole stream in one pass.  ``adaptive`` re-plans after every chunk
+    whose measured rates drifted (:func:`rates_drifted`) from the ones planned for, the new plan taking
+    over at the next chunk; the stream then runs as segments of one plan each
+    (:func:`evaluators.multi.evaluate_segments`: each plan replays the widest window before its segment
+    and reports the matches whose last event is in it), so both report exactly the matches of one pass
+    over the whole stream, those spanning a re-planning point included.  Statistics are estimated per
+    chunk while planning."""
+
+    def stream(self, spec: Mapping):
+        from experiments.workloads.mcep import reshuffle_types
+
+        base = super().stream(spec)
+        every = int(spec["x_value"])
+        if every <= 0:
+            return base
+        return reshuffle_types(base, every, int(spec["params"]["reshuffle_types"]), spec["stream"]["pool"], seed=int(spec["seed"]))
+
+    def workload(self, spec: Mapping, stream):
+        return super().workload(spec, super().stream(spec))  # drawn over the stream before reshuffling
+
+    def statistics(self, spec: Mapping, stream, patterns):
+        return ChunkStatistics(stream, patterns, int(spec["params"]["chunk"]), seed=int(spec["seed"]))
+
+    def plan_one(self, spec: Mapping, patterns, chunks, algorithm: str) -> cells.Planned:
+        segments, plan_time, replans = adaptive_segments(spec, chunks, adaptive=algorithm == "adaptive")
+        return cells.Planned(segments, "", {"plan_time_s": plan_time, "replans": replans})
+
+    def evaluate(self, spec: Mapping, stream, patterns, planned):
+        from evaluators.multi import evaluate_segments
+
+        (alg, p), = planned.items()
+        try:
+            m = evaluate_segments(patterns, p.plan, stream, **_caps(spec["params"])).metrics
+        except EvaluationLimitError as e:
+            return {alg: cells.Evaluated({"throughput_eps": None}, status=f"capped: {e}")}
+        return {alg: cells.Evaluated({"throughput_eps": m["throughput_eps"] if m["elapsed_s"] > 0 else None,
+                                      "matches": m["matches"], "events": m["events"],
+                                      "peak_partial_matches": m["peak_partial_matches"]})}
+
+    def fields(self, spec: Mapping, algorithm: str) -> dict:
+        return {**super().fields(spec, algorithm), "kind": "adaptive"}
+
+
+MCEP, ADAPTIVE_CELL = McepCell(), AdaptiveCell()
 
 
 def run_cell(spec: Mapping) -> list[dict]:
-    if spec["x_name"] == "reshuffle_every":
-        return _adaptive_cell(spec)
-    from algorithms.multi import plan_workload
-    from evaluators.multi import evaluate_workload
-    from experiments.data.streams import experiment_stream
-    from experiments.workloads.mcep import measured_density
-    from experiments.data.statistics import estimate_workload_statistics
-
-    p = spec["params"]
-    stream = experiment_stream(spec["stream"])
-    rates = {t: c for t, c in stream.type_counts().items()}
-    pats = workload_of(spec, spec["stream"]["pool"], rates, stream)
-    stats = estimate_workload_statistics(stream, pats, seed=int(spec["seed"]))
-    budget = _budget(spec)
-    r = plan_workload(pats, spec["algorithm"], stats, seed=int(spec["seed"]), **budget)
-    plan = _digest(r.plan)
-    timed = r.search is not None and "max_steps" not in budget
-    extra = {"search_replay_steps": list(r.search.component_steps)} if timed else None
-
-    def row(metric, value, status="ok"):
-        return _row(spec, metric, value, plan=plan, status=status, extra=extra)
-
-    rows = [
-        row("plan_cost", r.cost),
-        row("trivial_cost", r.trivial_cost),
-        row("plan_time_s", r.plan_time_s),
-        row("mpg_density", measured_density(pats)),
-    ]
-    if r.search is not None:
-        rows.append(row("steps_per_s", r.steps_per_s))
-        if timed:
-            rows.append(row("search_steps", r.search.steps))
-    try:
-        runs = [evaluate_workload(pats, r.plan, stream, collect_matches=False, max_partial_matches=int(p["max_partial_matches"]),
-                                  max_work=int(p["max_work"])) for _ in range(int(p["repeats"]))]
-    except EvaluationLimitError as e:
-        rows.append(row("throughput_eps", None, status=f"capped: {e}"))
-        return rows
-    m = runs[0].metrics
-    rows += [
-        row("throughput_eps", statistics.median(x.metrics["throughput_eps"] for x in runs)),
-        row("matches", m["matches"]),
-        row("events", m["events"]),
-        row("peak_partial_matches", m["peak_partial_matches"]),
-        row("work", m["work"]),
-    ]
-    return rows
+    return cells.run_cell(ADAPTIVE_CELL if spec["x_name"] == "reshuffle_every" else MCEP, spec)
 
 
 def rates_drifted(planned: Mapping[str, float], measured: Mapping[str, float], drift: float) -> bool:
@@ -199,79 +231,54 @@ def rates_drifted(planned: Mapping[str, float], measured: Mapping[str, float], d
     return False
 
 
-def adaptive_run(spec: Mapping):
-    """Static or adaptive detection over the reshuffled stream (MCEP 6.2.3); returns the
-    :class:`evaluators.multi.MultiResult`, the planning time and the number of re-plans.
+class ChunkStatistics:
+    """The statistics of a stream looked at in chunks of ``chunk`` events: each chunk's arrival rates
+    (events over its span) and, on demand, its workload statistics."""
 
-    The stream is looked at in chunks of ``chunk`` events.  ``static`` plans once (SA-EDGE on the first
-    chunk's statistics) and runs the whole stream in one pass.  ``adaptive`` re-plans after every chunk
-    whose measured rates drifted (:func:`rates_drifted`) from the ones planned for, the new plan taking
-    over at the next chunk; the stream then runs as segments of one plan each
-    (:func:`evaluators.multi.evaluate_segments`: each plan replays the widest window before its segment
-    and reports the matches whose last event is in it), so both report exactly the matches of one pass
-    over the whole stream, those spanning a re-planning point included.
-    """
-    from algorithms.multi import plan_workload
-    from cep.events import Event, EventStream
-    from evaluators.multi import evaluate_segments
-    from experiments.data.streams import experiment_stream
-    from experiments.workloads.mcep import reshuffle_types
-    from experiments.data.statistics import estimate_workload_statistics
+    def __init__(self, stream, patterns, chunk: int, *, seed: int) -> None:
+        self.stream, self.patterns, self.chunk, self.seed = stream, patterns, chunk, seed
+        self.starts = list(range(0, len(stream), chunk))
 
-    p = spec["params"]
-    base = experiment_stream(spec["stream"])
-    pool = spec["stream"]["pool"]
-    every = int(spec["x_value"])
-    stream = reshuffle_types(base, every, int(p["reshuffle_types"]), pool, seed=int(spec["seed"])) if every > 0 else base
-    pats = workload_of(spec, pool, dict(base.type_counts()), base)
-    chunk = int(p["chunk"])
-    starts = list(range(0, len(stream), chunk))
+    def events(self, start: int):
+        from cep.events import Event, EventStream
 
-    def sub(a):
-        return EventStream([Event(e.type, e.ts, e.attrs) for e in stream.events[a:a + chunk]], "<chunk>")
+        return EventStream([Event(e.type, e.ts, e.attrs) for e in self.stream.events[start:start + self.chunk]], "<chunk>")
 
-    def chunk_rates(s):
+    def rates(self, start: int) -> dict[str, float]:
+        s = self.events(start)
         span = (s[-1].ts - s[0].ts) or 1.0 if len(s) else 1.0
         return {t: c / span for t, c in s.type_counts().items()}
 
-    def plan_for(s):
-        st = estimate_workload_statistics(s, pats, seed=int(spec["seed"]))
-        r = plan_workload(pats, "SA-EDGE", st, seed=int(spec["seed"]), **_budget(spec))
-        return r, chunk_rates(s)
+    def statistics(self, start: int):
+        from experiments.data.statistics import estimate_workload_statistics
 
-    r, planned_rates = plan_for(sub(0))
+        return estimate_workload_statistics(self.events(start), self.patterns, seed=self.seed)
+
+
+def adaptive_segments(spec: Mapping, chunks: ChunkStatistics, *, adaptive: bool) -> tuple[list, float, int]:
+    """The plan segments ``[(first event, global plan), ...]`` of :class:`AdaptiveCell`, the planning
+    time and the number of re-plans: one SA-EDGE plan on the first chunk's statistics and, when
+    ``adaptive``, a new one after every chunk whose rates drifted from those planned for."""
+    from algorithms.multi import plan_workload
+
+    def plan_for(start):
+        r = plan_workload(chunks.patterns, "SA-EDGE", chunks.statistics(start), seed=int(spec["seed"]), **_budget(spec))
+        return r, chunks.rates(start)
+
+    r, planned_rates = plan_for(0)
     plan_time = r.plan_time_s
     segments = [(0, r.plan)]
-    digest = _digest(r.plan)
+    digest = plan_digest(r.plan)
     replans = 0
-    if spec["algorithm"] == "adaptive":
-        for a, nxt in itertools.pairwise(starts):
-            s = sub(a)
-            if rates_drifted(planned_rates, chunk_rates(s), float(p["drift"])):
+    if adaptive:
+        for a, nxt in itertools.pairwise(chunks.starts):
+            if rates_drifted(planned_rates, chunks.rates(a), float(spec["params"]["drift"])):
                 t0 = time.perf_counter()
-                r, planned_rates = plan_for(s)
+                r, planned_rates = plan_for(a)
                 plan_time += time.perf_counter() - t0
                 replans += 1
-                d = _digest(r.plan)
+                d = plan_digest(r.plan)
                 if d != digest:  # an unchanged plan keeps running: no hand-over
                     segments.append((nxt, r.plan))
                     digest = d
-    res = evaluate_segments(pats, segments, stream, max_partial_matches=int(p["max_partial_matches"]),
-                            max_work=int(p["max_work"]))
-    return res, plan_time, replans
-
-
-def _adaptive_cell(spec: Mapping) -> list[dict]:
-    try:
-        res, plan_time, replans = adaptive_run(spec)
-    except EvaluationLimitError as e:
-        return [_row(spec, "throughput_eps", None, status=f"capped: {e}")]
-    m = res.metrics
-    return [
-        _row(spec, "throughput_eps", m["throughput_eps"] if m["elapsed_s"] > 0 else None),
-        _row(spec, "matches", m["matches"]),
-        _row(spec, "events", m["events"]),
-        _row(spec, "peak_partial_matches", m["peak_partial_matches"]),
-        _row(spec, "plan_time_s", plan_time),
-        _row(spec, "replans", replans),
-    ]
+    return segments, plan_time, replans

@@ -73,7 +73,6 @@ compute, one copy each) and ``slowest_task_s`` (the slowest task's own detection
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections.abc import Mapping
 from pathlib import Path
@@ -81,6 +80,8 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 from cep.errors import ConfigError, EvaluationLimitError
+from experiments.exps.mcep_figs import plan_digest
+from experiments.running import cells
 from experiments.running.parallel_mpm import check_cores
 
 SWEEPS = ("r", "queries", "window_ratio", "nesting", "cores")
@@ -185,56 +186,6 @@ def run(cfg: DictConfig, out_dir: Path) -> int:
 
 
 # ---- one cell ----------------------------------------------------------------------------------------
-def workload_of(spec: Mapping, counts: Mapping[str, int]):
-    """The cell's Table V workload as patterns over the pool's symbols (``E_i`` = the i-th rarest)."""
-    from algorithms.motto.query import Query
-    from algorithms.motto.workloads import table_v_workload
-    from cep.pattern import Window
-
-    p = spec["params"]
-    pool = spec["stream"]["pool"]
-    w = float(p["window"])
-    pair_windows = None
-    if spec["x_name"] == "window_ratio":
-        ratio = float(p["window_ratio"])  # source window / beneficiary window; the larger is `window`
-        pair_windows = (Window.seconds(w), Window.seconds(w / ratio)) if ratio >= 1 else (Window.seconds(w * ratio), Window.seconds(w))
-    qs = table_v_workload(int(p["queries"]), seed=int(spec["seed"]), r=float(p["r"]), n_types=len(pool),
-                          length=int(p["length"]), window=Window.seconds(w), level=int(p["level"]), pair_windows=pair_windows,
-                          types=tuple(int(t) for t in p.get("sharing_types") or range(1, 8)))
-    by_rate = sorted(pool, key=lambda t: (counts.get(t, 0), t))
-    tmap = {f"E{i + 1}": t for i, t in enumerate(by_rate)}
-
-    def rename(q):
-        if isinstance(q, str):
-            return tmap[q]
-        return Query(q.op, tuple(rename(o) for o in q.operands), q.window, q.seq_order, q.name)
-
-    return [rename(q).to_pattern(q.name)[0] for q in qs]
-
-
-def _row(spec: Mapping, alg: str, metric: str, value, *, plan: str = "", status: str = "ok") -> dict:
-    from experiments.running.store import cell_id
-
-    p = spec["params"]
-    return {
-        "experiment": spec["experiment"], "dataset": spec["dataset"], "workload": "motto",
-        "size": int(p["queries"]), "pattern_id": spec["pattern_id"],
-        "seed": int(spec["seed"]), "algorithm": alg, "kind": "multi",
-        "evaluator": "spark-tasks" if spec["x_name"] == "cores" and alg != "serial" else "tree", "alpha": 0.0, "strategy": None, "metric": metric,
-        "value": None if value is None else float(value), "status": status, "plan": plan,
-        "params": json.dumps(p, sort_keys=True), "cell_id": cell_id(spec), "code_version": spec.get("_code_version"),
-        "x_name": spec["x_name"], "x_value": float(spec["x_value"]),
-    }
-
-
-def plan_digest(gplan) -> str:
-    """A digest of a global plan: its local plans and the nodes it shares."""
-    import hashlib
-
-    d = gplan.describe()
-    return hashlib.sha1(json.dumps([d["plans"], d["shared_nodes"]], sort_keys=True).encode()).hexdigest()[:16]
-
-
 def solver_plans(patterns, stats, *, budget_s: float, seed: int) -> dict:
     """SH-MDT's MPM with MOTTO's Steiner tree found each way (Figure 14a): ``"exact"`` by the MILP
     branch and bound within ``budget_s`` (its incumbent if it stops at the budget), ``"annealing"``
@@ -256,153 +207,153 @@ def solver_plans(patterns, stats, *, budget_s: float, seed: int) -> dict:
     return out
 
 
-def _evaluate_in_turns(spec: Mapping, pats, planned: Mapping, stream) -> list[dict]:
-    """Every plan of ``planned`` ({method: (global plan, digest)}) over the stream, ``repeats``
-    times in turns; throughput (median), matches, events, peak partial matches, work."""
-    from evaluators.multi import evaluate_workload
-
-    p = spec["params"]
-    runs: dict[str, list] = {a: [] for a in planned}
-    capped: dict[str, str] = {}
-    for _ in range(int(p["repeats"])):  # in turns, so that every method sees the same machine
-        for alg, (gplan, _plan) in planned.items():
-            if alg in capped:
-                continue
-            try:
-                runs[alg].append(evaluate_workload(pats, gplan, stream, collect_matches=False,
-                                                   max_partial_matches=int(p["max_partial_matches"]), max_work=int(p["max_work"])))
-            except EvaluationLimitError as e:
-                capped[alg] = f"capped: {e}"
-    rows = []
-    for alg, (_g, plan) in planned.items():
-        if alg in capped:
-            rows.append(_row(spec, alg, "throughput_eps", None, plan=plan, status=capped[alg]))
-            continue
-        m = runs[alg][0].metrics
-        rows += [
-            _row(spec, alg, "throughput_eps", statistics.median(x.metrics["throughput_eps"] for x in runs[alg]), plan=plan),
-            _row(spec, alg, "matches", m["matches"], plan=plan),
-            _row(spec, alg, "events", m["events"], plan=plan),
-            _row(spec, alg, "peak_partial_matches", m["peak_partial_matches"], plan=plan),
-            _row(spec, alg, "work", m["work"], plan=plan),
-        ]
-    return rows
+def _caps(p: Mapping) -> dict:
+    return {"max_partial_matches": int(p["max_partial_matches"]), "max_work": int(p["max_work"])}
 
 
-def _workload(spec: Mapping):
-    from experiments.data.streams import experiment_stream
-    from experiments.data.statistics import estimate_workload_statistics
-
-    stream = experiment_stream(spec["stream"])
-    pats = workload_of(spec, stream.type_counts())
-    return stream, pats, estimate_workload_statistics(stream, pats, seed=int(spec["seed"]))
+def _shared_internal_nodes(gplan) -> int:
+    return sum(1 for n in gplan.shared_nodes() if not n.is_leaf)
 
 
-def _queries_cell(spec: Mapping) -> list[dict]:
-    """Figure 14a: NA and SH-MDT with MOTTO's exact and annealing Steiner searches
-    (:func:`solver_plans`) on one workload: the optimizer side (seconds, MOTTO's planned gain, whether
-    the exact search finished, the graph) and every plan on the evaluator, timed in turns."""
-    from algorithms.multi import plan_workload
-    from algorithms.multi.costs import cost_multi, workload_models
+class MottoCell(cells.CellKind):
+    """A MOTTO cell (Figure 13a, 14c, 14d): one Table V workload over the replayed pool, statistics
+    estimated on the stream, every method's global plan, all plans evaluated ``repeats`` times in
+    turns (median throughput) so that a slow moment of the shared machine hits every method alike."""
 
-    p = spec["params"]
-    stream, pats, stats = _workload(spec)
-    sp = solver_plans(pats, stats, budget_s=float(p["budget_s"]), seed=int(spec["seed"]))
-    models = workload_models(sp["exact"]["plan"], stats)
-    rows, planned = [], {}
-    for alg in spec["algorithms"]:
-        if alg == "NA":
-            r = plan_workload(pats, "NA", stats, seed=int(spec["seed"]), time_limit=float(p["budget_s"]))
-            gplan, cost = r.plan, r.cost
-        else:
-            s = sp[alg]
-            gplan, cost = s["plan"], cost_multi(s["plan"], models)
-        plan = plan_digest(gplan)
-        planned[alg] = (gplan, plan)
-        shared = sum(1 for n in gplan.shared_nodes() if not n.is_leaf)
-        rows += [_row(spec, alg, "plan_cost", cost, plan=plan), _row(spec, alg, "shared_nodes", shared, plan=plan)]
-        if alg != "NA":
-            mp = sp[alg]["motto"]
-            rows += [_row(spec, alg, "optimizer_s", sp[alg]["seconds"], plan=plan),
-                     _row(spec, alg, "planned_gain", mp.trivial_cost / mp.cost if mp.cost > 0 else None, plan=plan),
-                     _row(spec, alg, "graph_vertices", sp["graph"]["vertices"], plan=plan),
-                     _row(spec, alg, "graph_arcs", sp["graph"]["arcs"], plan=plan),
-                     _row(spec, alg, "graph_build_s", sp["build_s"], plan=plan)]
-            if alg == "exact":
-                rows.append(_row(spec, alg, "finished", 1.0 if sp[alg]["finished"] else 0.0, plan=plan))
-    return rows + _evaluate_in_turns(spec, pats, planned, stream)
+    def stream(self, spec: Mapping):
+        from experiments.data.streams import experiment_stream
+
+        return experiment_stream(spec["stream"])
+
+    def workload(self, spec: Mapping, stream):
+        from experiments.workloads.motto import table_v_patterns
+
+        return table_v_patterns(spec["params"], spec["stream"]["pool"], stream.type_counts(), seed=int(spec["seed"]),
+                                window_ratio=spec["x_name"] == "window_ratio")
+
+    def statistics(self, spec: Mapping, stream, patterns):
+        from experiments.data.statistics import estimate_workload_statistics
+
+        return estimate_workload_statistics(stream, patterns, seed=int(spec["seed"]))
+
+    def algorithms(self, spec: Mapping) -> list[str]:
+        return list(spec["algorithms"])
+
+    def plan_one(self, spec: Mapping, patterns, stats, algorithm: str) -> cells.Planned:
+        from algorithms.multi import plan_workload, sh_mdt
+
+        sh_mdt.last_motto_plan = None
+        r = plan_workload(patterns, algorithm, stats, seed=int(spec["seed"]), time_limit=float(spec["params"]["budget_s"]))
+        metrics = {}
+        if algorithm in ("MST", "SH-MDT") and sh_mdt.last_motto_plan is not None:  # MOTTO's own objective
+            mp = sh_mdt.last_motto_plan
+            metrics["planned_gain"] = mp.trivial_cost / mp.cost if mp.cost > 0 else None
+        metrics.update(plan_cost=r.cost, trivial_cost=r.trivial_cost, plan_time_s=r.plan_time_s,
+                       shared_nodes=_shared_internal_nodes(r.plan))
+        return cells.Planned(r.plan, plan_digest(r.plan), metrics)
+
+    def evaluate(self, spec: Mapping, stream, patterns, planned):
+        """Every plan over the stream, ``repeats`` times in turns; a plan past a cap stops being run."""
+        from evaluators.multi import evaluate_workload
+
+        runs: dict[str, list] = {a: [] for a in planned}
+        capped: dict[str, str] = {}
+        for _ in range(int(spec["params"]["repeats"])):
+            for alg, p in planned.items():
+                if alg in capped:
+                    continue
+                try:
+                    runs[alg].append(evaluate_workload(patterns, p.plan, stream, collect_matches=False, **_caps(spec["params"])).metrics)
+                except EvaluationLimitError as e:
+                    capped[alg] = f"capped: {e}"
+        return {alg: cells.Evaluated({"throughput_eps": None}, status=capped[alg]) if alg in capped
+                else cells.Evaluated(cells.summarize(runs[alg], ("throughput_eps", "matches", "events", "peak_partial_matches", "work")))
+                for alg in planned}
+
+    def fields(self, spec: Mapping, algorithm: str) -> dict:
+        evaluator = "spark-tasks" if spec["x_name"] == "cores" and algorithm != "serial" else "tree"
+        return {"dataset": spec["dataset"], "workload": "motto", "size": int(spec["params"]["queries"]), "kind": "multi",
+                "evaluator": evaluator, "alpha": 0.0, "strategy": None, "params": cells.params_json(spec["params"]),
+                "x_name": spec["x_name"], "x_value": float(spec["x_value"])}
 
 
-def _cores_cell(spec: Mapping) -> list[dict]:
-    """Figure 14b: one workload's global plan (the sweep's one method) partitioned into ``cores``
-    groups and run as that many Spark tasks on a session of that many cores
-    (:mod:`experiments.running.parallel_mpm`); beside it the same plan in one thread of the driver.  Runs in
-    the driver (:func:`run`), never in a Spark task.  The parallel run's per-pattern counts must be
-    the driver's."""
-    from algorithms.multi import plan_workload
-    from algorithms.multi.costs import workload_models
-    from evaluators.multi import evaluate_workload
-    from experiments.running.parallel_mpm import (
-        cores_session,
-        group_payloads,
-        partition_plan,
-        run_parallel,
-    )
+class SolverCell(MottoCell):
+    """Figure 14a: NA and SH-MDT with MOTTO's exact and annealing Steiner searches (:func:`solver_plans`)
+    on one workload: the optimizer side (seconds, MOTTO's planned gain, whether the exact search
+    finished, the graph) and every plan on the evaluator, timed in turns."""
 
-    p = spec["params"]
-    k = check_cores(p["cores"])
-    alg = spec["algorithms"][0]
-    stream, pats, stats = _workload(spec)
-    r = plan_workload(pats, alg, stats, seed=int(spec["seed"]), time_limit=float(p["budget_s"]))
-    plan = plan_digest(r.plan)
-    part = partition_plan(r.plan, workload_models(r.plan, stats), k)
-    caps = {"max_partial_matches": int(p["max_partial_matches"]), "max_work": int(p["max_work"])}
-    serial = [evaluate_workload(pats, r.plan, stream, collect_matches=False, **caps)]  # the reference counts (one run)
-    payloads = group_payloads(pats, r.plan, part, spec["stream"], **caps)
-    with cores_session(k, spec.get("spark_master")) as spark:
-        run = run_parallel(spark, payloads, repeats=int(p["repeats"]))
-    if run.counts != list(serial[0].counts):
-        raise AssertionError(f"the {k}-task run's per-pattern matches differ from the single-thread run's")
-    slowest = [max(t) for t in run.task_s]
-    m = serial[0].metrics
-    return [
-        _row(spec, alg, "throughput_eps", run.throughput_eps, plan=plan),
-        _row(spec, alg, "elapsed_s", statistics.median(run.wall_s), plan=plan),
-        _row(spec, alg, "throughput_spread", max(run.wall_s) / min(run.wall_s), plan=plan),
-        _row(spec, alg, "events", run.events, plan=plan),
-        _row(spec, alg, "matches", sum(run.counts), plan=plan),
-        _row(spec, alg, "work", run.work, plan=plan),
-        _row(spec, alg, "plan_cost", part.total_cost, plan=plan),
-        _row(spec, alg, "parallel_groups", len(part.groups), plan=plan),
-        _row(spec, alg, "speedup_bound", part.speedup_bound, plan=plan),
-        _row(spec, alg, "copied_nodes", part.copied_nodes, plan=plan),
-        _row(spec, alg, "slowest_task_s", statistics.median(slowest), plan=plan),
-        _row(spec, "serial", "throughput_eps", statistics.median(x.metrics["throughput_eps"] for x in serial), plan=plan),
-        _row(spec, "serial", "matches", m["matches"], plan=plan),
-        _row(spec, "serial", "work", m["work"], plan=plan),
-    ]
+    def plan(self, spec: Mapping, patterns, stats) -> dict[str, cells.Planned]:
+        from algorithms.multi import plan_workload
+        from algorithms.multi.costs import cost_multi, workload_models
+
+        p = spec["params"]
+        sp = solver_plans(patterns, stats, budget_s=float(p["budget_s"]), seed=int(spec["seed"]))
+        models = workload_models(sp["exact"]["plan"], stats)
+        out = {}
+        for alg in self.algorithms(spec):
+            if alg == "NA":
+                r = plan_workload(patterns, "NA", stats, seed=int(spec["seed"]), time_limit=float(p["budget_s"]))
+                gplan, cost = r.plan, r.cost
+            else:
+                gplan, cost = sp[alg]["plan"], cost_multi(sp[alg]["plan"], models)
+            metrics = {"plan_cost": cost, "shared_nodes": _shared_internal_nodes(gplan)}
+            if alg != "NA":
+                mp = sp[alg]["motto"]
+                metrics.update(optimizer_s=sp[alg]["seconds"], planned_gain=mp.trivial_cost / mp.cost if mp.cost > 0 else None,
+                               graph_vertices=sp["graph"]["vertices"], graph_arcs=sp["graph"]["arcs"], graph_build_s=sp["build_s"])
+                if alg == "exact":
+                    metrics["finished"] = 1.0 if sp[alg]["finished"] else 0.0
+            out[alg] = cells.Planned(gplan, plan_digest(gplan, shared_nodes=True), metrics)
+        return out
+
+
+class CoresCell(MottoCell):
+    """Figure 14b: one workload's global plan (the sweep's one method) partitioned into ``cores`` groups
+    and run as that many Spark tasks on a session of that many cores
+    (:mod:`experiments.running.parallel_mpm`); beside it the same plan in one thread of the driver
+    (algorithm ``serial``).  Runs in the driver (:func:`run`), never in a Spark task.  The parallel
+    run's per-pattern counts must be the driver's."""
+
+    def plan_one(self, spec: Mapping, patterns, stats, algorithm: str) -> cells.Planned:
+        from algorithms.multi import plan_workload
+        from algorithms.multi.costs import workload_models
+        from experiments.running.parallel_mpm import partition_plan
+
+        p = spec["params"]
+        r = plan_workload(patterns, algorithm, stats, seed=int(spec["seed"]), time_limit=float(p["budget_s"]))
+        part = partition_plan(r.plan, workload_models(r.plan, stats), check_cores(p["cores"]))
+        metrics = {"plan_cost": part.total_cost, "parallel_groups": len(part.groups), "speedup_bound": part.speedup_bound,
+                   "copied_nodes": part.copied_nodes}
+        return cells.Planned((r.plan, part), plan_digest(r.plan, shared_nodes=True), metrics)
+
+    def evaluate(self, spec: Mapping, stream, patterns, planned):
+        from evaluators.multi import evaluate_workload
+        from experiments.running.parallel_mpm import cores_session, group_payloads, run_parallel
+
+        p = spec["params"]
+        k = check_cores(p["cores"])
+        (alg, planned_alg), = planned.items()
+        gplan, part = planned_alg.plan
+        serial = evaluate_workload(patterns, gplan, stream, collect_matches=False, **_caps(p))  # the reference counts
+        payloads = group_payloads(patterns, gplan, part, spec["stream"], **_caps(p))
+        with cores_session(k, spec.get("spark_master")) as spark:
+            run = run_parallel(spark, payloads, repeats=int(p["repeats"]))
+        if run.counts != list(serial.counts):
+            raise AssertionError(f"the {k}-task run's per-pattern matches differ from the single-thread run's")
+        m = serial.metrics
+        return {
+            alg: cells.Evaluated({
+                "throughput_eps": run.throughput_eps, "elapsed_s": statistics.median(run.wall_s),
+                "throughput_spread": max(run.wall_s) / min(run.wall_s), "events": run.events, "matches": sum(run.counts),
+                "work": run.work, "slowest_task_s": statistics.median([max(t) for t in run.task_s])}),
+            "serial": cells.Evaluated({"throughput_eps": m["throughput_eps"], "matches": m["matches"], "work": m["work"]},
+                                      digest=planned_alg.digest),
+        }
+
+
+MOTTO, SOLVERS, CORES = MottoCell(), SolverCell(), CoresCell()
 
 
 def run_cell(spec: Mapping) -> list[dict]:
-    if spec["x_name"] == "queries":
-        return _queries_cell(spec)
-    if spec["x_name"] == "cores":
-        return _cores_cell(spec)
-    from algorithms.multi import plan_workload, sh_mdt
-    from experiments.exps.mcep_figs import _digest
-
-    p = spec["params"]
-    stream, pats, stats = _workload(spec)
-    rows, planned = [], {}
-    for alg in spec["algorithms"]:
-        sh_mdt.last_motto_plan = None
-        r = plan_workload(pats, alg, stats, seed=int(spec["seed"]), time_limit=float(p["budget_s"]))
-        plan = _digest(r.plan)
-        if alg in ("MST", "SH-MDT") and sh_mdt.last_motto_plan is not None:  # MOTTO's own objective
-            mp = sh_mdt.last_motto_plan
-            rows.append(_row(spec, alg, "planned_gain", mp.trivial_cost / mp.cost if mp.cost > 0 else None, plan=plan))
-        planned[alg] = (r.plan, plan)
-        shared = sum(1 for n in r.plan.shared_nodes() if not n.is_leaf)
-        rows += [_row(spec, alg, "plan_cost", r.cost, plan=plan), _row(spec, alg, "trivial_cost", r.trivial_cost, plan=plan),
-                 _row(spec, alg, "plan_time_s", r.plan_time_s, plan=plan), _row(spec, alg, "shared_nodes", shared, plan=plan)]
-    return rows + _evaluate_in_turns(spec, pats, planned, stream)
+    kind = {"queries": SOLVERS, "cores": CORES}.get(spec["x_name"], MOTTO)
+    return cells.run_cell(kind, spec)

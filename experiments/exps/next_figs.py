@@ -27,7 +27,6 @@ Measured metrics vary from run to run; the pools, plan costs and match counts do
 from __future__ import annotations
 
 import hashlib
-import json
 import statistics
 import time
 from pathlib import Path
@@ -36,6 +35,7 @@ from typing import Mapping
 from omegaconf import DictConfig, OmegaConf
 
 from cep.errors import ConfigError
+from experiments.running import cells
 
 DATASET = "poisson-8"
 FIGURES = ("fig9", "fig10", "fig11")
@@ -106,30 +106,7 @@ def run(cfg: DictConfig, out_dir: Path) -> int:
         runner.close()
 
 
-# ---- running one cell -------------------------------------------------------------------------------
-def run_cell(spec: Mapping) -> list[dict]:
-    """One cell's rows (see the module docstring); raises on anything unexpected."""
-    fig, kind = spec["figure"], spec["kind"]
-    if fig == "fig9":
-        return _fig9(spec)
-    if fig == "fig10":
-        return _fig10(spec)
-    return _measure_cell(spec) if kind == "measure" else _placement_cell(spec)
-
-
-def _pool(spec: Mapping, count: int, rewritten: bool):
-    """The cell's queries (rewritten by NEXT when asked) and the mean rewriting time."""
-    from algorithms.next.rewrite import rewrite
-    from experiments.workloads.next import make_queries, paper_statistics
-
-    qs = make_queries(spec["workload"], int(spec["size"]), count, seed=int(spec["seed"]))
-    if not rewritten:
-        return qs, None, [None] * len(qs)
-    st = paper_statistics()
-    results = [rewrite(q, st) for q in qs]
-    return [r.rewritten for r in results], statistics.mean(r.plan_time_s for r in results), results
-
-
+# ---- one cell ---------------------------------------------------------------------------------------
 def _digest(queries) -> str:
     h = hashlib.sha1()
     for q in queries:
@@ -138,163 +115,192 @@ def _digest(queries) -> str:
     return h.hexdigest()[:16]
 
 
-def _row(spec: Mapping, metric: str, value, *, plan: str, x_name: str, x_value, params: dict | None = None) -> dict:
-    from experiments.running.store import cell_id
+def pool_queries(workload: str, size: int, count: int, seed: int, rewritten: bool):
+    """The pool of ``count`` random queries of ``workload`` and ``size`` (NEXT Section 6), rewritten by
+    NEXT when asked; and the mean rewriting time (None without rewriting)."""
+    from algorithms.next.rewrite import rewrite
+    from experiments.workloads.next import make_queries, paper_statistics
 
-    return {
-        "experiment": spec["experiment"],
-        "dataset": DATASET,
-        "workload": spec["workload"],
-        "size": int(spec["size"]),
-        "pattern_id": spec["pattern_id"],
-        "seed": int(spec["seed"]),
-        "algorithm": spec["algorithm"],
-        "kind": spec["kind"],
-        "evaluator": "next-engine",
-        "alpha": None,
-        "strategy": None,
-        "metric": metric,
-        "value": None if value is None else float(value),
-        "status": "ok",
-        "plan": plan,
-        "params": json.dumps(params if params is not None else spec.get("params") or {}, sort_keys=True),
-        "cell_id": cell_id(spec),
-        "code_version": spec.get("_code_version"),
-        "x_name": x_name,
-        "x_value": None if x_value is None else float(x_value),
-    }
+    qs = make_queries(workload, size, count, seed=seed)
+    if not rewritten:
+        return qs, None
+    results = [rewrite(q, paper_statistics()) for q in qs]
+    return [r.rewritten for r in results], statistics.mean(r.plan_time_s for r in results)
 
 
-def _fig9(spec: Mapping) -> list[dict]:
-    from algorithms.next.capacity import simulate
-    from algorithms.next.costs import query_cost
-    from experiments.running.next_measure import measure, query_load
-    from experiments.workloads.next import paper_statistics
+def _measure_pool(workload: str, size: int, seed: int, variant: str, pool: int, duration: float, chunk: int,
+                  code_version: str | None):
+    """The measurement of a pool (:func:`experiments.running.next_measure.measure`); ``code_version``
+    only keys the cache, so that a measurement is reused only by the code that made it."""
+    from experiments.running.next_measure import measure
 
-    import random
+    queries, _ = pool_queries(workload, size, pool, seed, variant == REWRITTEN)
+    return measure(queries, duration=duration, seed=seed, chunk=chunk)
+
+
+def measured_pool(spec: Mapping):
+    """The cached measurement function of the cell's results folder (``joblib.Memory`` under
+    ``<out>/measurements``) and its arguments for ``variant``: a measure cell calls it (forced, so
+    that it measures and stores), a placement cell reads what the measure cell stored."""
+    import joblib
 
     p = spec["params"]
-    rewritten = spec["algorithm"] == REWRITTEN
-    queries, rewrite_s, _ = _pool(spec, int(p["pool"]), rewritten)
-    st = paper_statistics()
-    m = measure(queries, duration=p["duration"], seed=int(spec["seed"]), chunk=int(p["chunk"]))
-    draws = random.Random(f"fig9-draws-{spec['workload']}-{spec['size']}-{spec['seed']}")
-    offered = [queries[draws.randrange(len(queries))] for _ in range(int(p["offers"]))]
-    r = simulate(offered, nodes=1, strategy="greedy", stats=st, measured=m.operators,
-                 machine=m.machine(p["capacity"]), patience=int(p["patience"]))
-    plan = _digest(queries)
-    x = ("query_size", spec["size"])
-    rows = [
-        _row(spec, "supported_operators", r.operators, plan=plan, x_name=x[0], x_value=x[1]),
-        _row(spec, "supported_queries", r.supported, plan=plan, x_name=x[0], x_value=x[1]),
-        _row(spec, "query_cpu_ms", 1e3 * statistics.mean(query_load(m, q) for q in queries), plan=plan, x_name=x[0], x_value=x[1]),
-        _row(spec, "plan_cost", statistics.mean(query_cost(q, st) for q in queries), plan=plan, x_name=x[0], x_value=x[1]),
-        _row(spec, "distinct_operators", m.distinct_operators, plan=plan, x_name=x[0], x_value=x[1]),
-    ]
-    if rewrite_s is not None:
-        rows.append(_row(spec, "plan_time_s", rewrite_s, plan=plan, x_name=x[0], x_value=x[1]))
-    return rows
+    fn = joblib.Memory(spec["_cache"], verbose=0).cache(_measure_pool)
+
+    def args(variant: str):
+        return (spec["workload"], int(spec["size"]), int(spec["seed"]), variant, int(p["pool"]), float(p["duration"]),
+                int(p["chunk"]), spec.get("_code_version"))
+
+    return fn, args
 
 
-def _fig10(spec: Mapping) -> list[dict]:
-    from algorithms.next.costs import query_cost
-    from evaluators.next.engine import run_queries
-    from experiments.workloads.next import paper_statistics, source_stream
+class NextCell(cells.CellKind):
+    """A NEXT cell: a pool of random queries (NEXT Section 6) on the paper's Poisson sources, rewritten by
+    NEXT (algorithm ``rewritten``) or not (``original``), then measured on the operator engine.  The
+    kinds of Figures 9-11 differ in what they measure (see the module docstring)."""
 
-    p = spec["params"]
-    rewritten = spec["algorithm"] == REWRITTEN
-    queries, rewrite_s, _ = _pool(spec, int(p["queries"]), rewritten)
-    stream = source_stream(p["duration"], seed=int(spec["seed"]))
-    runs = [run_queries(queries, stream, share=False, collect=False, measure=False) for _ in range(int(p["repeats"]))]
-    detections = {r.detections for r in runs}
-    assert len(detections) == 1, f"runs of the same queries detected different counts: {sorted(detections)}"
-    cpu = statistics.median(r.total_cpu_s for r in runs)
-    wall = statistics.median(r.elapsed_s for r in runs)
-    n = runs[0].detections
-    plan = _digest(queries)
-    x = ("queries", p["queries"])
-    st = paper_statistics()
-    rows = [
-        _row(spec, "complex_events_per_cpu_s", n / cpu, plan=plan, x_name=x[0], x_value=x[1]),
-        _row(spec, "throughput_eps", len(stream) / wall, plan=plan, x_name=x[0], x_value=x[1]),
-        _row(spec, "matches", n, plan=plan, x_name=x[0], x_value=x[1]),
-        _row(spec, "events", len(stream), plan=plan, x_name=x[0], x_value=x[1]),
-        _row(spec, "cpu_s", cpu, plan=plan, x_name=x[0], x_value=x[1]),
-        _row(spec, "plan_cost", statistics.mean(query_cost(q, st) for q in queries), plan=plan, x_name=x[0], x_value=x[1]),
-    ]
-    if rewrite_s is not None:
-        rows.append(_row(spec, "plan_time_s", rewrite_s, plan=plan, x_name=x[0], x_value=x[1]))
-    return rows
+    x: tuple[str, str] | None = None  # the row's x: (name, spec key or params key)
 
+    def pool_size(self, spec: Mapping) -> int:
+        return int(spec["params"]["pool"])
 
-def _cache_path(spec: Mapping, variant: str) -> Path:
-    p = spec["params"]
-    key = f"{spec['workload']}-{spec['size']}-s{spec['seed']}-{variant}-pool{p['pool']}-d{p['duration']:g}-c{p['chunk']}"
-    return Path(spec["_cache"]) / f"{key}.json"
+    def variant(self, spec: Mapping) -> str:
+        return spec["algorithm"]
 
+    def workload(self, spec: Mapping, stream):
+        return self.variant(spec) == REWRITTEN
 
-def _measured_pool(spec: Mapping, variant: str):
-    """The pool of ``variant`` and its measurement: from the cache an earlier cell left, else made now."""
-    from experiments.running.next_measure import load_measurement, measure, save_measurement
+    def statistics(self, spec: Mapping, stream, workload):
+        from experiments.workloads.next import paper_statistics
 
-    p = spec["params"]
-    queries, rewrite_s, _ = _pool(spec, int(p["pool"]), variant == REWRITTEN)
-    path = _cache_path(spec, variant)
-    m = load_measurement(path)
-    if m is None:
-        m = measure(queries, duration=p["duration"], seed=int(spec["seed"]), chunk=int(p["chunk"]))
-        try:
-            save_measurement(m, path)
-        except OSError:
-            pass  # a worker that cannot write there measures again next time
-    return queries, rewrite_s, m
+        return paper_statistics()
+
+    def plan_one(self, spec: Mapping, rewritten, stats, algorithm: str) -> cells.Planned:
+        from algorithms.next.costs import query_cost
+
+        queries, rewrite_s = pool_queries(spec["workload"], int(spec["size"]), self.pool_size(spec), int(spec["seed"]), rewritten)
+        metrics = {"plan_cost": statistics.mean(query_cost(q, stats) for q in queries)}
+        if rewrite_s is not None:
+            metrics["plan_time_s"] = rewrite_s
+        return cells.Planned(queries, _digest(queries), metrics)
+
+    def x_of(self, spec: Mapping) -> tuple:
+        return None, None
+
+    def fields(self, spec: Mapping, algorithm: str) -> dict:
+        x_name, x_value = self.x_of(spec)
+        return {"dataset": DATASET, "workload": spec["workload"], "size": int(spec["size"]), "kind": spec["kind"],
+                "evaluator": "next-engine", "alpha": None, "strategy": None, "params": cells.params_json(spec.get("params")),
+                "x_name": x_name, "x_value": None if x_value is None else float(x_value)}
 
 
-def _measure_cell(spec: Mapping) -> list[dict]:
-    from algorithms.next.costs import query_cost
-    from experiments.running.next_measure import measure, query_load, save_measurement
-    from experiments.workloads.next import paper_statistics
+class CapacityCell(NextCell):
+    """Figure 9: one simulated node of ``capacity`` filled with queries drawn from the pool with
+    replacement, in an order fixed by the seed -- the same draws for the original and the rewritten
+    queries -- each operator's CPU load measured on the engine."""
 
-    p = spec["params"]
-    variant = spec["algorithm"]
-    queries, rewrite_s, _ = _pool(spec, int(p["pool"]), variant == REWRITTEN)
-    started = time.perf_counter()
-    m = measure(queries, duration=p["duration"], seed=int(spec["seed"]), chunk=int(p["chunk"]))
-    took = time.perf_counter() - started
-    save_measurement(m, _cache_path(spec, variant))
-    st = paper_statistics()
-    plan = _digest(queries)
-    rows = [
-        _row(spec, "query_cpu_ms", 1e3 * statistics.mean(query_load(m, q) for q in queries), plan=plan, x_name=None, x_value=None),
-        _row(spec, "distinct_operators", m.distinct_operators, plan=plan, x_name=None, x_value=None),
-        _row(spec, "send_us", 1e6 * m.send_s, plan=plan, x_name=None, x_value=None),
-        _row(spec, "recv_us", 1e6 * m.recv_s, plan=plan, x_name=None, x_value=None),
-        _row(spec, "plan_cost", statistics.mean(query_cost(q, st) for q in queries), plan=plan, x_name=None, x_value=None),
-        _row(spec, "measure_s", took, plan=plan, x_name=None, x_value=None),
-    ]
-    if rewrite_s is not None:
-        rows.append(_row(spec, "plan_time_s", rewrite_s, plan=plan, x_name=None, x_value=None))
-    return rows
+    def x_of(self, spec: Mapping) -> tuple:
+        return "query_size", spec["size"]
+
+    def evaluate(self, spec: Mapping, stream, rewritten, planned):
+        import random
+
+        from algorithms.next.capacity import simulate
+        from experiments.running.next_measure import measure, query_load
+        from experiments.workloads.next import paper_statistics
+
+        (alg, p), = planned.items()
+        params, queries = spec["params"], p.plan
+        m = measure(queries, duration=params["duration"], seed=int(spec["seed"]), chunk=int(params["chunk"]))
+        draws = random.Random(f"fig9-draws-{spec['workload']}-{spec['size']}-{spec['seed']}")
+        offered = [queries[draws.randrange(len(queries))] for _ in range(int(params["offers"]))]
+        r = simulate(offered, nodes=1, strategy="greedy", stats=paper_statistics(), measured=m.operators,
+                     machine=m.machine(params["capacity"]), patience=int(params["patience"]))
+        return {alg: cells.Evaluated({
+            "supported_operators": r.operators, "supported_queries": r.supported,
+            "query_cpu_ms": 1e3 * statistics.mean(query_load(m, q) for q in queries),
+            "distinct_operators": m.distinct_operators})}
 
 
-def _placement_cell(spec: Mapping) -> list[dict]:
-    from algorithms.next.capacity import simulate
-    from experiments.workloads.next import paper_statistics
+class DetectionCell(NextCell):
+    """Figure 10: the queries run unshared on the engine over the sources; complex events detected per
+    CPU second (the median of ``repeats`` runs), nothing simulated."""
 
-    p = spec["params"]
-    variant = REWRITTEN if spec["algorithm"].startswith("rewrite") else ORIGINAL
-    queries, _, m = _measured_pool(spec, variant)
-    st = paper_statistics()
-    machine = m.machine(p["capacity"], sinks=int(p["sinks"]))
-    plan = _digest(queries)
-    rows = []
-    for n in p["nodes"]:
+    def pool_size(self, spec: Mapping) -> int:
+        return int(spec["params"]["queries"])
+
+    def x_of(self, spec: Mapping) -> tuple:
+        return "queries", spec["params"]["queries"]
+
+    def stream(self, spec: Mapping):
+        from experiments.workloads.next import source_stream
+
+        return source_stream(spec["params"]["duration"], seed=int(spec["seed"]))
+
+    def evaluate(self, spec: Mapping, stream, rewritten, planned):
+        from evaluators.next.engine import run_queries
+
+        (alg, p), = planned.items()
+        runs = [run_queries(p.plan, stream, share=False, collect=False, measure=False) for _ in range(int(spec["params"]["repeats"]))]
+        detections = {r.detections for r in runs}
+        assert len(detections) == 1, f"runs of the same queries detected different counts: {sorted(detections)}"
+        cpu = statistics.median(r.total_cpu_s for r in runs)
+        n = runs[0].detections
+        return {alg: cells.Evaluated({
+            "complex_events_per_cpu_s": n / cpu, "throughput_eps": len(stream) / statistics.median(r.elapsed_s for r in runs),
+            "matches": n, "events": len(stream), "cpu_s": cpu})}
+
+
+class MeasureCell(NextCell):
+    """Figure 11, first phase: measure a pool (original or rewritten) once and store the measurement in
+    the results folder's cache, for the placement cells."""
+
+    def evaluate(self, spec: Mapping, stream, rewritten, planned):
+        from experiments.running.next_measure import query_load
+
+        (alg, p), = planned.items()
+        fn, args = measured_pool(spec)
         started = time.perf_counter()
-        r = simulate(queries, nodes=int(n), strategy=spec["algorithm"], stats=st, measured=m.operators,
-                     machine=machine, patience=int(p["patience"]))
+        m, _ = fn.call(*args(alg))
         took = time.perf_counter() - started
-        for metric, value in (("supported_queries", r.supported), ("supported_operators", r.operators),
-                              ("deployed_operators", r.deployed), ("load_variance", r.load_variance),
-                              ("paper_cost", r.paper_cost), ("placement_time_s", took)):
-            rows.append(_row(spec, metric, value, plan=plan, x_name="nodes", x_value=n))
-    return rows
+        return {alg: cells.Evaluated({
+            "query_cpu_ms": 1e3 * statistics.mean(query_load(m, q) for q in p.plan), "distinct_operators": m.distinct_operators,
+            "send_us": 1e6 * m.send_s, "recv_us": 1e6 * m.recv_s, "measure_s": took})}
+
+
+class PlacementCell(NextCell):
+    """Figure 11, second phase: place the measured pool on 1..n simulated nodes with one strategy (the
+    ``rewrite+`` strategies place the rewritten pool), every strategy with the same measurement."""
+
+    def variant(self, spec: Mapping) -> str:
+        return REWRITTEN if spec["algorithm"].startswith("rewrite") else ORIGINAL
+
+    def plan_one(self, spec: Mapping, rewritten, stats, algorithm: str) -> cells.Planned:
+        p = super().plan_one(spec, rewritten, stats, algorithm)
+        return cells.Planned(p.plan, p.digest)  # the pool's plan metrics are the measure cell's rows
+
+    def evaluate(self, spec: Mapping, stream, rewritten, planned):
+        from algorithms.next.capacity import simulate
+
+        (alg, p), = planned.items()
+        params = spec["params"]
+        fn, args = measured_pool(spec)
+        m = fn(*args(self.variant(spec)))
+        machine = m.machine(params["capacity"], sinks=int(params["sinks"]))
+        series = {}
+        for n in params["nodes"]:
+            started = time.perf_counter()
+            r = simulate(p.plan, nodes=int(n), strategy=alg, stats=self.statistics(spec, None, None), measured=m.operators,
+                         machine=machine, patience=int(params["patience"]))
+            took = time.perf_counter() - started
+            series[n] = {"supported_queries": r.supported, "supported_operators": r.operators, "deployed_operators": r.deployed,
+                         "load_variance": r.load_variance, "paper_cost": r.paper_cost, "placement_time_s": took}
+        return {alg: cells.Evaluated(x_name="nodes", series=series)}
+
+
+KINDS = {"fig9": CapacityCell(), "fig10": DetectionCell(), "measure": MeasureCell(), "placement": PlacementCell()}
+
+
+def run_cell(spec: Mapping) -> list[dict]:
+    """One cell's rows (see the module docstring); raises on anything unexpected."""
+    return cells.run_cell(KINDS[spec["figure"] if spec["figure"] != "fig11" else spec["kind"]], spec)

@@ -15,7 +15,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from cep.io_utils import atomic_write_text
 from cep.parser import parse_pattern
-from experiments.commands.stats import format_statistics
+from experiments.reporting.tables import format_statistics
 from experiments.data.datasets import experiment_datasets, load_dataset
 from experiments.running.metadata import RunMetadata, file_facts
 

@@ -14,7 +14,8 @@ import importlib
 from pathlib import Path
 
 from cep.io_utils import write_if_changed
-from experiments.reporting.core import Section, SectionInput, load_meta, run_notes
+from experiments.reporting.core import Section, SectionInput, run_notes
+from experiments.running.metadata import load_meta
 from experiments.running.store import ResultStore
 
 SECTIONS: dict[str, str] = {

@@ -12,7 +12,6 @@ Verdicts (one vocabulary for every paper):
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,11 +60,6 @@ class SectionInput:
     @property
     def figure_dir(self) -> Path:
         return self.exp_dir / "figures"
-
-
-def load_meta(exp_dir: Path) -> dict:
-    p = Path(exp_dir) / "metadata.json"
-    return json.loads(p.read_text()) if p.exists() else {}
 
 
 def flag(ok: bool | None) -> str:

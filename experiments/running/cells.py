@@ -1,145 +1,152 @@
-"""One experiment cell: plan one pattern with one planner, optionally evaluate the plan, emit rows.
+"""The one cell pipeline: stream -> workload -> statistics -> plan -> evaluate -> rows.
 
-A cell specification is a plain JSON-able dict (it travels to Spark executors and is stored in
-``cells.jsonl`` for ``verify``):
+A cell specification is a plain JSON-able dict: it travels to Spark executors and is stored in
+``cells.jsonl`` for ``verify``.  Keys starting with ``_`` (such as ``_code_version``) are metadata and
+do not enter the cell id (:func:`experiments.running.store.cell_id`).
 
-    experiment, dataset {name}, stream (:mod:`experiments.data.streams`), workload, size,
-    pattern_id, pattern (text), stats (rates + selectivities for planning), algorithm, alpha,
-    strategy (null = the pattern's own), seed, params (planner parameters), evaluator (null = plan
-    only), measure_memory, max_partial_matches, repeats
+Every experiment kind (``experiments/exps/*.py``) runs its cells through :func:`run_cell` and supplies a
+:class:`CellKind`: the steps that differ between kinds (where the stream comes from, how the workload
+is built, how statistics are gathered, which plans are made, how they are evaluated) and the row fields
+that identify its rows.  The pipeline and :func:`row` are the same for every kind:
 
-An evaluated cell feeds the whole stream to the evaluator ``repeats`` times (median throughput and
-latency; ``throughput_spread`` is the largest run's throughput over the smallest's, the run-to-run
-variation) and, with ``measure_memory``, once more to meter the bytes of its state.
+* ``stream(spec)`` -> the events the cell evaluates (or ``None`` when nothing is evaluated);
+* ``workload(spec, stream)`` -> the patterns or queries;
+* ``statistics(spec, stream, workload)`` -> what the planners plan on (or ``None``);
+* ``plan(spec, workload, stats)`` -> one :class:`Planned` per algorithm of the cell;
+* ``evaluate(spec, stream, workload, planned)`` -> one :class:`Evaluated` per algorithm (plus any
+  extra row groups, such as a single-thread reference run);
+* rows: each planning metric with status ``ok``, then each evaluation metric with its status
+  (``ok`` or ``capped: ...``), every row built by :func:`row`.
 
-Keys starting with ``_`` (such as ``_code_version``) are metadata and do not enter the cell id.
-A cell whose evaluation crosses the partial-match cap or the work cap is a result: rows with
-``status`` ``capped: ...`` and what it could measure.  Any other exception propagates (the runner records it
-as a failure, and the next run retries the cell).
+A cell whose evaluation crosses a cap (:class:`cep.errors.EvaluationLimitError`) is a result: its
+rows carry ``status`` ``capped: ...`` and what it could measure.  Any other exception propagates (the
+runner records it as a failure, and the next run retries the cell).
 """
 
 from __future__ import annotations
 
 import json
-import statistics as pystats
-from dataclasses import replace
-from typing import Mapping
+import statistics
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
 
-from cep.errors import EvaluationLimitError
-from cep.parser import parse_pattern
-from cep.pattern import Strategy
-from cep.statistics import Statistics
+from cep.metrics import METRICS, is_deterministic
 from experiments.running.store import cell_id
 
 OK = "ok"
 
 
-def _row(spec: Mapping, metric: str, value, status: str = OK, plan: str | None = None, kind: str | None = None) -> dict:
+@dataclass
+class Planned:
+    """One algorithm's plan in a cell: the plan the evaluator runs (``None`` for engines that plan
+    online), its digest (the rows' ``plan`` column), the planning metrics, and row fields that depend
+    on the plan (e.g. its kind)."""
+
+    plan: object
+    digest: str | None
+    metrics: dict = field(default_factory=dict)
+    fields: dict = field(default_factory=dict)
+
+
+@dataclass
+class Evaluated:
+    """One algorithm's evaluation in a cell: its metrics and their status.  ``digest`` replaces the
+    plan's (engines whose output is digested instead of a plan); ``series`` holds metrics per value of
+    a swept x inside the cell (``{x: {metric: value}}``, with ``x_name``)."""
+
+    metrics: dict = field(default_factory=dict)
+    status: str = OK
+    digest: str | None = None
+    x_name: str | None = None
+    series: dict | None = None
+
+
+class CellKind:
+    """The steps of one experiment kind's cells (see the module docstring).  The defaults suit a cell of
+    one algorithm (``spec["algorithm"]``) that plans nothing and evaluates nothing."""
+
+    def stream(self, spec: Mapping):
+        return None
+
+    def workload(self, spec: Mapping, stream):
+        return None
+
+    def statistics(self, spec: Mapping, stream, workload):
+        return None
+
+    def algorithms(self, spec: Mapping) -> list[str]:
+        return [spec["algorithm"]]
+
+    def plan(self, spec: Mapping, workload, stats) -> dict[str, Planned]:
+        return {a: self.plan_one(spec, workload, stats, a) for a in self.algorithms(spec)}
+
+    def plan_one(self, spec: Mapping, workload, stats, algorithm: str) -> Planned:
+        return Planned(None, None)
+
+    def evaluate(self, spec: Mapping, stream, workload, planned: Mapping[str, Planned]) -> dict[str, Evaluated]:
+        return {}
+
+    def fields(self, spec: Mapping, algorithm: str) -> dict:
+        """The row fields of this kind (every column of :data:`experiments.running.store.COLUMNS`
+        besides experiment, pattern_id, seed, algorithm, metric, value, status, plan, cell_id and
+        code_version)."""
+        raise NotImplementedError
+
+
+def row(spec: Mapping, fields: Mapping, algorithm: str, metric: str, value, *, status: str = OK, plan: str | None = None) -> dict:
+    """One tidy result row (:mod:`experiments.running.store`); ``metric`` must be in the registry."""
+    if metric not in METRICS:
+        raise KeyError(f"metric {metric!r} is not in the registry (cep/metrics.py)")
     return {
         "experiment": spec["experiment"],
-        "dataset": spec["dataset"]["name"],
-        "workload": spec["workload"],
-        "size": spec["size"],
         "pattern_id": spec["pattern_id"],
-        "seed": spec["seed"],
-        "algorithm": spec["algorithm"],
-        "kind": kind,
-        "evaluator": spec.get("evaluator") or "none",
-        "alpha": float(spec.get("alpha", 0.0)),
-        "strategy": spec.get("strategy") or Strategy.ANY.value,
+        "seed": int(spec["seed"]),
+        "algorithm": algorithm,
+        **fields,
         "metric": metric,
         "value": None if value is None else float(value),
         "status": status,
         "plan": plan,
-        "params": json.dumps(spec.get("params") or {}, sort_keys=True),
         "cell_id": cell_id(spec),
         "code_version": spec.get("_code_version"),
     }
 
 
-def cell_pattern(spec: Mapping):
-    p = parse_pattern(spec["pattern"])
-    if spec.get("strategy"):
-        p = replace(p, strategy=Strategy(spec["strategy"]), partition_attribute=spec.get("partition_attribute"))
-    return p
+def run_cell(kind: CellKind, spec: Mapping) -> list[dict]:
+    """The rows of one cell (see the module docstring)."""
+    stream = kind.stream(spec)
+    workload = kind.workload(spec, stream)
+    stats = kind.statistics(spec, stream, workload)
+    planned = kind.plan(spec, workload, stats)
+    evaluated = kind.evaluate(spec, stream, workload, planned)
+    rows = []
+    for alg, p in planned.items():
+        fields = {**kind.fields(spec, alg), **p.fields}
+        rows += [row(spec, fields, alg, m, v, plan=p.digest) for m, v in p.metrics.items()]
+    for alg, e in evaluated.items():
+        p = planned.get(alg)
+        fields = {**kind.fields(spec, alg), **(p.fields if p else {})}
+        digest = e.digest if e.digest is not None else (p.digest if p else None)
+        rows += [row(spec, fields, alg, m, v, status=e.status, plan=digest) for m, v in e.metrics.items()]
+        for x, metrics in (e.series or {}).items():
+            at = {**fields, "x_name": e.x_name, "x_value": float(x)}
+            rows += [row(spec, at, alg, m, v, status=e.status, plan=digest) for m, v in metrics.items()]
+    return rows
 
 
-def tree_cost(pattern, plan, stats) -> float:
-    """Cost_tree of a pattern plan (JQPG Section 3.2), an order plan taken as its left-deep tree, summed
-    over DNF clauses: one scale on which order and tree plans compare (Cost_tree also counts the
-    leaves that Cost_ord leaves out, so the two costs of one order differ)."""
-    import math
-
-    from algorithms import plan_log_cost
-
-    from cep.dnf import to_dnf
-    from cep.plans import OrderPlan, TreePlan, left_deep_tree
-
-    logs = []
-    for sp, p in zip(to_dnf(pattern), plan.plans):
-        tree = TreePlan(left_deep_tree(p.order)) if isinstance(p, OrderPlan) else p
-        logs.append(plan_log_cost(sp, tree, stats))
-    top = max(logs)
-    if not math.isfinite(top):
-        return 0.0 if top == -math.inf else math.inf
-    log_total = top + math.log(sum(math.exp(x - top) for x in logs))
-    return math.exp(log_total) if log_total < 709.0 else math.inf
+def params_json(params: Mapping | None) -> str:
+    """The rows' ``params`` column: the cell's parameters as sorted JSON."""
+    return json.dumps(params or {}, sort_keys=True)
 
 
-def _median(runs, key):
-    values = [m[key] for m in runs if m.get(key) is not None]
-    return pystats.median(values) if values else None
-
-
-def run_cell(spec: Mapping) -> list[dict]:
-    """Plan (and evaluate) one cell; returns its tidy rows (see :mod:`experiments.running.store`)."""
-    from algorithms import plan_pattern
-
-    pattern = cell_pattern(spec)
-    stats = Statistics.from_dict(spec["stats"], source=f"cell {spec['pattern_id']}")
-    planned = plan_pattern(
-        pattern, spec["algorithm"], stats, alpha=float(spec.get("alpha", 0.0)), seed=int(spec["seed"]), **(spec.get("params") or {})
-    )
-    plan_text, kind = str(planned.plan), planned.kind
-    rows = [
-        _row(spec, "plan_cost", planned.cost, plan=plan_text, kind=kind),
-        _row(spec, "plan_cost_tree", tree_cost(pattern, planned.plan, stats), plan=plan_text, kind=kind),
-        _row(spec, "plan_time_s", planned.plan_time_s, plan=plan_text, kind=kind),
-    ]
-    if not spec.get("evaluator"):
-        return rows
-    return rows + _evaluate_rows(spec, pattern, planned.plan, plan_text, kind)
-
-
-def _evaluate_rows(spec: Mapping, pattern, plan, plan_text: str, kind: str) -> list[dict]:
-    from evaluators import DEFAULT_MAX_PARTIAL_MATCHES, compile_evaluator, run_program
-    from experiments.data.streams import experiment_columns
-
-    cols = experiment_columns(spec["stream"])
-    cap = spec.get("max_partial_matches") or DEFAULT_MAX_PARTIAL_MATCHES
-    repeats = max(1, int(spec.get("repeats", 1)))
-    program = compile_evaluator(pattern, plan, spec["evaluator"])
-    runs = []
-    try:
-        for i in range(repeats):
-            meter = i == 0 and bool(spec.get("measure_memory"))
-            runs.append(run_program(program, cols, max_partial_matches=cap, max_work=spec.get("max_work"), measure_memory=meter, collect_matches=False).metrics)
-    except EvaluationLimitError as e:
-        status = f"capped: {e}"
-        return [
-            _row(spec, "events", len(cols), status=status, plan=plan_text, kind=kind),
-            _row(spec, "peak_partial_matches", cap, status=status, plan=plan_text, kind=kind),
-        ]
-    first = runs[0]
-    out = {k: first[k] for k in DETERMINISTIC_RUN_METRICS}
-    out.update({k: _median(runs, k) for k in MEASURED_RUN_METRICS})  # None when there is no match
-    thr = [m["throughput_eps"] for m in runs]
-    out["throughput_spread"] = max(thr) / min(thr) if len(thr) > 1 and min(thr) > 0 else None
-    if spec.get("measure_memory"):
-        out["peak_memory_bytes"] = first["peak_memory_bytes"]
-    return [_row(spec, k, v, plan=plan_text, kind=kind) for k, v in out.items()]
-
-
-#: metrics of an evaluation that every run gives alike, and those measured (medians over runs)
-DETERMINISTIC_RUN_METRICS = ("events", "matches", "work", "peak_partial_matches", "mean_partial_matches", "peak_buffered_events", "peak_state")
-MEASURED_RUN_METRICS = ("throughput_eps", "elapsed_s", "latency_ms_mean", "latency_ms_p95")
+def summarize(runs: Sequence[Mapping], names: Iterable[str]) -> dict:
+    """The metrics ``names`` of several runs of one evaluation: a deterministic metric's value in the
+    first run, a measured one's median over the runs that have it (None when none has)."""
+    out = {}
+    for k in names:
+        if is_deterministic(k):
+            out[k] = runs[0][k]
+        else:
+            values = [r[k] for r in runs if r.get(k) is not None]
+            out[k] = statistics.median(values) if values else None
+    return out

@@ -96,3 +96,9 @@ class RunMetadata:
         self.data["end_time"] = now_iso()
         self.data["duration_s"] = round(time.time() - self._t0, 3)
         self.write()
+
+
+def load_meta(exp_dir: Path) -> dict:
+    """The ``metadata.json`` of a results folder (empty if it has none)."""
+    p = Path(exp_dir) / "metadata.json"
+    return json.loads(p.read_text()) if p.exists() else {}

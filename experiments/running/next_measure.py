@@ -78,31 +78,3 @@ def query_load(m: Measurement, pattern: NextPattern) -> float:
     from cep.next_algebra import aot, aot_digest
 
     return sum(m.operators[aot_digest(aot(o)[0])].cpu for o in pattern.operators.operators())
-
-
-def save_measurement(m: Measurement, path) -> None:
-    """Write a measurement as JSON (atomically), for cells that reuse it."""
-    import json
-    from pathlib import Path
-
-    from cep.io_utils import atomic_write_text
-
-    d = {"operators": {k: [v.cpu, v.rate] for k, v in m.operators.items()}, "send_s": m.send_s, "recv_s": m.recv_s,
-         "stream_seconds": m.stream_seconds, "events": m.events, "distinct_operators": m.distinct_operators,
-         "measure_cpu_s": m.measure_cpu_s}
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(p, json.dumps(d, sort_keys=True))
-
-
-def load_measurement(path) -> Measurement | None:
-    """A measurement written by :func:`save_measurement`, or None if there is none (or unreadable)."""
-    import json
-    from pathlib import Path
-
-    try:
-        d = json.loads(Path(path).read_text())
-    except (OSError, ValueError):
-        return None
-    ops = {k: Measured(float(v[0]), float(v[1])) for k, v in d["operators"].items()}
-    return Measurement(ops, d["send_s"], d["recv_s"], d["stream_seconds"], d["events"], d["distinct_operators"], d["measure_cpu_s"])

@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from cep.io_utils import atomic_write_bytes, atomic_write_text
+from cep.metrics import METRICS
 
 COLUMNS: dict[str, pa.DataType] = {
     "experiment": pa.string(),
@@ -54,74 +55,18 @@ COLUMNS: dict[str, pa.DataType] = {
 }
 SCHEMA = pa.schema([pa.field(k, t) for k, t in COLUMNS.items()])
 
-METRICS = (
-    "plan_cost",
-    "plan_cost_tree",
-    "plan_time_s",
-    "events",
-    "matches",
-    "throughput_eps",
-    "throughput_spread",
-    "elapsed_s",
-    "work",
-    "peak_partial_matches",
-    "mean_partial_matches",
-    "peak_buffered_events",
-    "peak_state",
-    "peak_memory_bytes",
-    "latency_ms_mean",
-    "latency_ms_p95",
-    # NEXT (experiments/exps/next_figs.py)
-    "supported_operators",
-    "supported_queries",
-    "query_cpu_ms",
-    "distinct_operators",
-    "complex_events_per_cpu_s",
-    "cpu_s",
-    "send_us",
-    "recv_us",
-    "measure_s",
-    "deployed_operators",
-    "load_variance",
-    "paper_cost",
-    "placement_time_s",
-    # MCEP (experiments/exps/mcep_figs.py)
-    "trivial_cost",
-    "steps_per_s",
-    "search_steps",
-    "mpg_density",
-    "replans",
-    # HAMLET (experiments/exps/hamlet_figs.py)
-    "latency_ms",
-    "latency_p95_ms",
-    "peak_traced_memory_bytes",
-    "snapshots",
-    "shared_graphlets",
-    "graphlets",
-    "burst_mean",
-    # MOTTO (experiments/exps/motto_figs.py)
-    "shared_nodes",
-    "optimizer_s",
-    "planned_gain",
-    "finished",
-    "graph_vertices",
-    "graph_arcs",
-    "graph_build_s",
-    # MOTTO Figure 14b (experiments/running/parallel_mpm.py)
-    "parallel_groups",
-    "speedup_bound",
-    "copied_nodes",
-    "slowest_task_s",
-)
 
 
 def rows_table(rows: Iterable[Mapping]) -> pa.Table:
-    """Rows -> a table of exactly :data:`SCHEMA` (missing fields become nulls; extra fields are an error)."""
+    """Rows -> a table of exactly :data:`SCHEMA` (missing fields become nulls; extra fields, and metrics
+    outside the registry :data:`cep.metrics.METRICS`, are an error)."""
     rows = list(rows)
     for r in rows:
         extra = set(r) - set(COLUMNS)
         if extra:
             raise ValueError(f"result row has fields outside the schema: {sorted(extra)}")
+        if r.get("metric") not in METRICS:
+            raise ValueError(f"result row has a metric outside the registry (cep/metrics.py): {r.get('metric')!r}")
     return pa.Table.from_pylist([{k: r.get(k) for k in COLUMNS} for r in rows], schema=SCHEMA)
 
 

@@ -49,7 +49,7 @@ def measure(name: str, queries, stream, *, memory: bool = True, **options) -> tu
         "throughput_eps": res.events / res.seconds if res.seconds > 0 else None,
         "latency_ms_mean": statistics.fmean(lat) if lat else None,
         "latency_ms_p95": lat[min(len(lat) - 1, int(0.95 * len(lat)))] if lat else None,
-        "peak_memory_bytes": peak,
+        "peak_traced_memory_bytes": peak,
         "snapshots": res.snapshots,
         **{k: v for k, v in res.extra.items() if isinstance(v, (int, float))},
     }

@@ -1,10 +1,10 @@
 """Reproducibility check: re-run a seeded sample of committed cells and compare with the table.
 
-Deterministic quantities must be identical: the plan, the status, the plan costs (to 1e-9
-relative), the number of events and matches, the partial-match and buffered-event counts and the
-metered bytes of the state.  Measured quantities (throughput, latency, plan time, search steps and
-steps per second) depend on the machine and its load: they are shown side by side with their ratio,
-and never fail the check.
+The plan and the status must be identical, and so must every deterministic metric of the registry
+(:data:`cep.metrics.DETERMINISTIC`: costs to 1e-9 relative, counts of events, matches, partial
+matches and buffered events, the metered bytes of the state, ...).  Measured metrics (throughput,
+latency, plan time, search steps, ...) depend on the machine and its load: they are shown side by side
+with their ratio, and never fail the check.
 
 Time-limited searches (``mcep_fig11``'s search-time sweep) stop wherever the clock says, so they
 cannot be re-run as such.  Their cells record the steps each component's search took
@@ -24,29 +24,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from cep.metrics import DETERMINISTIC, MEASURED
 from experiments.running.store import ResultStore
 
-DETERMINISTIC = (
-    "plan_cost",
-    "plan_cost_tree",
-    "events",
-    "matches",
-    "work",
-    "peak_partial_matches",
-    "mean_partial_matches",
-    "peak_buffered_events",
-    "peak_state",
-    "peak_memory_bytes",
-    "distinct_operators",
-    # HAMLET (experiments/exps/hamlet_figs.py): the executor's decisions do not depend on timing
-    "snapshots",
-    "shared_graphlets",
-    "graphlets",
-    "burst_mean",
-)
-MEASURED = ("throughput_eps", "latency_ms_mean", "latency_ms_p95", "plan_time_s", "search_steps", "steps_per_s",
-            "supported_queries", "supported_operators", "query_cpu_ms", "complex_events_per_cpu_s", "cpu_s",
-            "deployed_operators", "paper_cost", "latency_ms", "latency_p95_ms", "peak_traced_memory_bytes")
 SHOWN = "shown only"
 
 
@@ -71,13 +51,11 @@ def _close(a: float, b: float) -> bool:
 
 def cell_function(exp_dir: Path):
     """The cell function of the experiment kind that produced ``exp_dir`` (from its metadata)."""
-    import importlib
-
-    from experiments.running.experiment import EXPERIMENT_KINDS
-    from experiments.reporting.core import load_meta
+    from experiments.exps import kind_module
+    from experiments.running.metadata import load_meta
 
     kind = ((load_meta(exp_dir).get("config") or {}).get("exp") or {}).get("kind", "grid")
-    return importlib.import_module(EXPERIMENT_KINDS[kind]).run_cell
+    return kind_module(kind).run_cell
 
 
 def replay_spec(spec: dict, committed: pd.DataFrame) -> dict:
@@ -154,20 +132,34 @@ def _by_metric(rows: pd.DataFrame) -> dict:
     return out
 
 
-def format_differences(diffs: list[Difference], show_all: bool = False) -> str:
-    rows = [d for d in diffs if show_all or not d.ok or d.rule == SHOWN]
-    lines = [f"{'experiment':<11} {'pattern':<12} {'algorithm':<11} {'metric':<20} {'committed':>14} {'rerun':>14}  rule         result"]
-    for d in rows:
-        def f(x):
-            if isinstance(x, float):
-                return f"{x:.6g}"
-            return str(x)[:14]
-
+def difference_rows(diffs: list[Difference], show_all: bool = False) -> list[dict]:
+    """The comparisons to show (all with ``show_all``; else the differences and the measured values), one
+    dict each, with ``result``: ``ok``, ``DIFFERS`` or ``measured x<rerun over committed>``."""
+    out = []
+    for d in diffs:
+        if not (show_all or not d.ok or d.rule == SHOWN):
+            continue
         if d.rule == SHOWN:
             a, b = d.committed, d.rerun
-            ratio = f"x{b / a:.2f}" if isinstance(a, float) and isinstance(b, float) and a and not math.isnan(a) and not math.isnan(b) else ""
-            result = f"measured {ratio}".strip()
+            numeric = isinstance(a, float) and isinstance(b, float) and a and not math.isnan(a) and not math.isnan(b)
+            result = f"measured x{b / a:.2f}" if numeric else "measured"
         else:
             result = "ok" if d.ok else "DIFFERS"
-        lines.append(f"{d.experiment:<11} {d.pattern_id:<12} {d.algorithm:<11} {d.metric:<20} {f(d.committed):>14} {f(d.rerun):>14}  {d.rule:<12} {result}")
-    return "\n".join(lines)
+        out.append({**d.__dict__, "result": result})
+    return out
+
+
+def _short(x) -> str:
+    return f"{x:.6g}" if isinstance(x, float) else str(x)[:14]
+
+
+COLUMNS = {"experiment": ("experiment", str), "pattern_id": ("pattern", str), "algorithm": ("algorithm", str),
+           "metric": ("metric", str), "committed": ("committed", _short), "rerun": ("rerun", _short),
+           "rule": ("rule", str), "result": ("result", str)}
+
+
+def format_differences(diffs: list[Difference], show_all: bool = False) -> str:
+    from experiments.reporting.tables import text_table
+
+    rows = difference_rows(diffs, show_all)
+    return text_table(rows, COLUMNS) if rows else "(nothing to show)"

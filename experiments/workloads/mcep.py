@@ -32,7 +32,7 @@ from __future__ import annotations
 import hashlib
 import random
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from cep.conditions import Attr, Comparison
 from cep.errors import ConfigError
@@ -215,3 +215,23 @@ def calibrate_workload(patterns: Sequence[Pattern], values, selectivity_range=(0
             conds.append(Comparison(c.op, c.left, BinOp("+", c.right, Const(cache[key]))))
         out.append(Pattern(p.structure, tuple(conds), p.window, p.strategy, p.partition_attribute, p.seq_order, p.name))
     return out
+
+
+def experiment_workload(params: Mapping, pool: Sequence[str], stream: EventStream | None, *, seed: int,
+                        count_window: bool = False) -> list[Pattern]:
+    """The workload of an MCEP experiment cell: :class:`WorkloadSpec` from the cell's ``params`` (a count
+    window of ``params["count_window"]`` events with ``count_window``, else a time window of
+    ``params["window"]`` seconds), over ``pool`` sorted by the stream's event counts (slowest first), its
+    predicates calibrated on the stream when ``params["selectivity_range"]`` is given."""
+    window = Window.events(int(params["count_window"])) if count_window else Window.seconds(float(params["window"]))
+    ws = WorkloadSpec(n_patterns=int(params["workload_size"]), avg_size=float(params["pattern_size"]), window=window,
+                      structure=params.get("structure", "mixed"), density=float(params["density"]),
+                      rate_diff=float(params["rate_diff"]), special=float(params.get("special", 0.2)),
+                      kleene_max=params.get("kleene_max", 2), seed=seed)
+    counts = stream.type_counts() if stream is not None else {}
+    patterns = make_workload(ws, sorted(pool, key=lambda t: (counts.get(t, 0.0), t)))
+    if stream is not None and params.get("selectivity_range"):
+        from experiments.data.statistics import StreamColumns
+
+        patterns = calibrate_workload(patterns, StreamColumns(stream).attr, tuple(params["selectivity_range"]), seed=seed)
+    return patterns

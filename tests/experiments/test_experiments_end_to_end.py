@@ -193,7 +193,7 @@ def test_runs_go_where_git_ignores_them_and_never_into_the_reference(tmp_path):
     from hydra import compose, initialize_config_dir
 
     from experiments.data.datasets import CONFIG_DIR
-    from experiments.running.experiment import results_root
+    from experiments.running.folders import results_root
 
     with initialize_config_dir(version_base="1.3", config_dir=str(CONFIG_DIR), job_name="t"):
         cfg = compose(config_name="config", overrides=["+exp=jqpg_fig3"])
@@ -239,3 +239,26 @@ def test_standalone_cluster_gives_the_serial_results(tmp_path, serial_results):
 
     meta = json.loads((tmp_path / "jqpg_fig3" / "metadata.json").read_text())
     assert meta["spark_master"] == cluster.master_url
+
+
+def test_multirun_runs_every_combination_of_the_swept_values(tmp_path):
+    r = run_exp(*PLANNING_ONLY, "dataset=nasdaq", "--multirun", "seed=0,1", "exp.planners=[EFREQ],[DP-LD]", f"results_dir={tmp_path}")
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("run ") >= 4 and "run 4 of 4" in r.stderr
+    df = ResultStore(tmp_path / "jqpg_fig7").load()
+    assert set(zip(df["seed"], df["algorithm"])) == {(0, "EFREQ"), (1, "EFREQ"), (0, "DP-LD"), (1, "DP-LD")}
+    r = run_exp(*PLANNING_ONLY, "dataset=nasdaq", "seed=0,1", f"results_dir={tmp_path / 'no'}")
+    assert r.returncode == 2 and "add --multirun" in r.stderr and not (tmp_path / "no").exists()
+
+
+def test_report_and_verify_take_the_results_folder_as_run_does(serial_results):
+    for command in (["report"], ["verify", "--sample", "1", "--json"]):
+        r = subprocess.run([sys.executable, "-m", "experiments", *command, f"results_dir={serial_results}"],
+                           cwd=REPO, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+    import json
+
+    summary = json.loads(r.stdout.splitlines()[-1])
+    assert summary["cells"] == 1 and summary["differ"] == 0 and summary["agree"] > 0
+    r = subprocess.run([sys.executable, "-m", "experiments", "verify", "result_dir=x"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "expected results_dir=DIR" in r.stderr

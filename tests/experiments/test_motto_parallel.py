@@ -41,12 +41,14 @@ def _cfg(*overrides: str):
 @pytest.fixture(scope="module")
 def workload():
     """A real Table V workload (16 queries) on the replayed NASDAQ stream, its statistics and SH-MDT plan."""
-    from experiments.exps.motto_figs import _workload, build_specs
+    from experiments.exps.motto_figs import CORES, build_specs
 
     cfg = _cfg("exp.scales.quick.seeds=[0]", "exp.scales.quick.windows=60", "exp.scales.quick.cores_windows=60",
                "exp.scales.quick.base.queries=16")
     spec = next(s for s in build_specs(cfg) if s["x_name"] == "cores" and s["x_value"] == 1)
-    stream, pats, stats = _workload(spec)
+    stream = CORES.stream(spec)
+    pats = CORES.workload(spec, stream)
+    stats = CORES.statistics(spec, stream, pats)
     plan = plan_workload(pats, "SH-MDT", stats, time_limit=2.0).plan
     return spec, stream, pats, stats, plan
 

@@ -32,7 +32,8 @@ def tiny_rows():
 def test_cells_agree_and_the_section_has_the_papers_claims(tiny_rows, tmp_path):
     from experiments.reporting.core import SectionInput
     from experiments.reporting.fig12 import fig12
-    from experiments.running.store import METRICS, rows_table
+    from cep.metrics import METRICS
+    from experiments.running.store import rows_table
 
     assert {r["metric"] for r in tiny_rows} <= set(METRICS)
     df = rows_table(tiny_rows).to_pandas()

@@ -115,7 +115,8 @@ def tiny_rows():
 def test_cells_store_rows_and_the_report_section_has_claims(tiny_rows, tmp_path):
     from experiments.reporting.core import SectionInput
     from experiments.reporting.mcep import fig13
-    from experiments.running.store import METRICS, rows_table
+    from cep.metrics import METRICS
+    from experiments.running.store import rows_table
 
     assert {r["metric"] for r in tiny_rows} <= set(METRICS)
     df = rows_table(tiny_rows).to_pandas()

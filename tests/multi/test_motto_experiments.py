@@ -82,7 +82,7 @@ def test_each_method_detects_per_pattern_what_the_pattern_detects_alone(exp, swe
     from evaluators.brute_force import brute_force_matches
     from evaluators.multi import evaluate_workload
     from experiments.data.streams import experiment_stream
-    from experiments.exps.motto_figs import METHODS, build_specs, workload_of
+    from experiments.exps.motto_figs import METHODS, MOTTO, build_specs
     from experiments.data.statistics import estimate_workload_statistics
 
     cfg = _cfg(exp, "exp.scales.quick.seeds=[0]", "exp.scales.quick.windows=12", "exp.scales.quick.base.queries=8")
@@ -90,7 +90,7 @@ def test_each_method_detects_per_pattern_what_the_pattern_detects_alone(exp, swe
     assert len(specs) == 1 and specs[0]["algorithms"] == list(METHODS)
     stream = experiment_stream(specs[0]["stream"])
     events = stream.events[:120]
-    pats = workload_of(specs[0], stream.type_counts())
+    pats = MOTTO.workload(specs[0], stream)
     assert len(pats) == 8
     stats = estimate_workload_statistics(stream, pats, seed=0)
     alone = [Counter(brute_force_matches(p, events)) for p in pats]
@@ -123,7 +123,8 @@ def tiny_rows():
 def test_cells_agree_and_the_sections_have_the_papers_claims(tiny_rows, tmp_path):
     from experiments.reporting.core import SectionInput
     from experiments.reporting.motto import fig13, fig14
-    from experiments.running.store import METRICS, ResultStore
+    from cep.metrics import METRICS
+    from experiments.running.store import ResultStore
 
     assert {r["metric"] for r in tiny_rows} <= set(METRICS)
     store = ResultStore(tmp_path / "store")  # a cell of several methods keeps every method's rows
@@ -153,7 +154,7 @@ def test_cells_agree_and_the_sections_have_the_papers_claims(tiny_rows, tmp_path
 # ---- wiring --------------------------------------------------------------------------------------
 def test_registry_and_kind():
     from algorithms.multi import multi_planner_names
-    from experiments.running.experiment import EXPERIMENT_KINDS
+    from experiments.exps import EXPERIMENT_KINDS
     from experiments.reporting import SECTIONS
 
     assert {"NA", "MST", "LCSE", "SH-MDT"} <= set(multi_planner_names())

@@ -45,7 +45,7 @@ def test_figures_9_to_11_produce_their_rows(results):
     placed = f11[(f11["kind"] == "placement") & (f11["metric"] == "supported_queries")]
     assert set(placed["algorithm"]) == {"round-robin", "reuse", "rewrite+reuse"}
     assert set(placed["x_name"]) == {"nodes"} and set(placed["x_value"]) == {1.0, 3.0}
-    assert len(list((results / "next_fig11" / "measurements").glob("*.json"))) == 2 * 2 * 2  # workload x seed x variant
+    assert len(list((results / "next_fig11" / "measurements").rglob("output.pkl"))) == 2 * 2 * 2  # workload x seed x variant
     # every strategy of one workload and seed placed the same measured pool
     one = f11[(f11["workload"] == "next") & (f11["seed"] == 0) & (f11["kind"] == "placement")]
     assert one.groupby(["algorithm"])["plan"].first().nunique() == 2  # original pool and rewritten pool

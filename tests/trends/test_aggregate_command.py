@@ -53,13 +53,13 @@ def test_json_metrics_and_out_file(files):
     rc, out, _ = _run(["aggregate", str(q), "--data", str(d), "--json", "--out", str(out_file)])
     assert rc == 0
     m = json.loads(out)
-    for key in ("events", "throughput_eps", "latency_ms", "peak_memory_bytes", "snapshots", "engine"):
+    for key in ("events", "throughput_eps", "latency_ms", "peak_traced_memory_bytes", "snapshots", "engine"):
         assert key in m
     assert m["engine"] == "hamlet" and m["events"] == 14 and set(m["latency_ms"]) == {"mean", "p95"}
     assert out_file.read_text().startswith("query,window_start")
     rc, out, _ = _run(["aggregate", str(q), "--data", str(d), "--json", "--no-memory", "--engine", "greta"])
     m = json.loads(out)
-    assert m["peak_memory_bytes"] is None and m["rows"][0][:5] == [0, 0, 60, "", 30]
+    assert m["peak_traced_memory_bytes"] is None and m["rows"][0][:5] == [0, 0, 60, "", 30]
 
 
 @pytest.mark.parametrize("text, engine, message", [
@@ -84,17 +84,20 @@ def test_parse_prints_a_trend_query_and_other_commands_point_to_aggregate(files)
 
 
 def test_bench_hamlet_runs_small_and_checks_results():
-    rc, out, err = _run(["bench", "hamlet", "--events", "300", "--queries", "2,3", "--repeats", "1"])
+    rc, out, err = _run(["bench", "hamlet", "--events", "300", "--queries", "2,3", "--repeats", "1", "--json"])
     assert rc == 0, err
-    assert out.count("results identical across engines: True") == 2 and "greta" in out and "hamlet-nonshared" in out
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert {(r["queries"], r["engine"]) for r in rows} == {(k, e) for k in (2, 3) for e in ("hamlet", "hamlet-static", "hamlet-nonshared", "greta")}
+    assert all(r["results_identical"] and r["events"] == 300 for r in rows)
+    assert all(r["over_greta"] == r["throughput_eps"] / next(q["throughput_eps"] for q in rows if q["engine"] == "greta" and q["queries"] == r["queries"]) for r in rows)
 
 
 def test_bench_hamlet_with_other_aggregates_shares_and_checks_results():
-    rc, out, err = _run(["bench", "hamlet", "--events", "300", "--queries", "3", "--repeats", "1",
+    rc, out, err = _run(["bench", "hamlet", "--events", "300", "--queries", "3", "--repeats", "1", "--json",
                          "--engines", "hamlet-static,hamlet-nonshared", "--returns", "COUNT(*), SUM(t.speed), MIN(s.price)"])
     assert rc == 0, err
-    assert "results identical across engines: True" in out
-    static = next(line for line in out.splitlines() if "hamlet-static" in line)
-    assert int(static.split()[4]) > 0  # snapshots: the SUM/MIN queries share Travel+
+    rows = {r["engine"]: r for r in map(json.loads, out.splitlines())}
+    assert rows["hamlet-static"]["results_identical"]
+    assert rows["hamlet-static"]["snapshots"] > 0 and rows["hamlet-nonshared"]["snapshots"] == 0  # SUM/MIN share Travel+
     rc, _, err = _run(["bench", "hamlet", "--events", "300", "--returns", "SUM(x.speed)"])
     assert rc == 2 and err.count("\n") == 1

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from cep.parser import parse_patterns
-from experiments.exps.hamlet_figs import MIXED_FIGURES, make_stream, workload
+from experiments.data.trend_streams import trend_stream
+from experiments.workloads.hamlet import MIXED_FIGURES, experiment_workload
 from experiments.running.trend_engines import measure
 
 CELLS = [(fig, ds) for fig in MIXED_FIGURES for ds in ("nasdaq", "ridesharing")]
@@ -16,9 +17,9 @@ CELLS = [(fig, ds) for fig in MIXED_FIGURES for ds in ("nasdaq", "ridesharing")]
 def _cell(fig: str, ds: str, *, k: int = 12, rate: int = 400, minutes: float = 1.0):
     # one minute: on half of it the dynamic optimizer, which charges these queries' tuple widths
     # (algorithms/trends/benefit.py), shares no ridesharing burst at all
-    stream, pool = make_stream(ds, rate, minutes, 0, 50)
+    stream, pool = trend_stream(ds, rate, minutes, 0, 50)
     spec = {"dataset": ds, "figure": fig, "params": {"queries": k, "window_s": 60}}
-    return stream, parse_patterns(workload(spec, pool, stream))
+    return stream, parse_patterns(experiment_workload(spec, pool, stream))
 
 
 @pytest.mark.parametrize("fig,ds", CELLS)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from cep.parser import parse_patterns
 from experiments.data.readers import read_events
-from experiments.data.ridesharing import TYPES, generate_ridesharing, sharing_workload, write_csv
+from experiments.data.ridesharing import TYPES, generate_ridesharing, write_csv
+from experiments.workloads.hamlet import sharing_workload
 
 
 def test_twenty_types_bursty_travel_and_deterministic(tmp_path):

@@ -1,0 +1,57 @@
+"""The streams of the HAMLET experiments (HAMLET Section 5.1).
+
+Ridesharing is generated (:mod:`experiments.data.ridesharing`, seeded).  Stock and traffic are the bundled
+data restricted to a pool of event types -- the shared Kleene type (the pool's first type) plus
+:data:`STARTS` start and :data:`ENDS` end types, chosen among the frequent types by the seed -- in the
+data's order, with timestamps re-spaced to the cell's events per minute (the paper's speed-up factor).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from cep.events import Event, EventStream
+
+#: start and end types of a pool (beside the shared Kleene type)
+STARTS, ENDS = 4, 4
+
+
+@lru_cache(maxsize=4)
+def _dataset(name: str):
+    from experiments.data.datasets import load_dataset
+
+    return load_dataset(name)
+
+
+def trend_stream(dataset: str, rate: int, minutes: float, seed: int, drivers: int) -> tuple[EventStream, list[str] | None]:
+    """``rate * minutes`` events of ``dataset`` at ``rate`` events per minute, and the pool of types
+    (shared Kleene type first; ``None`` for ridesharing, whose Kleene type is ``Travel``)."""
+    from experiments.data.ridesharing import generate_ridesharing
+
+    n = int(rate * minutes)
+    if dataset == "ridesharing":
+        return generate_ridesharing(n, seed=seed, events_per_minute=rate, drivers=drivers), None
+    data = _dataset(dataset)
+    counts: dict[str, int] = {}
+    for e in data:
+        counts[e.type] = counts.get(e.type, 0) + 1
+    ranked = sorted(counts, key=lambda t: (-counts[t], t))
+    # a seed picks which of the frequent types form the pool
+    off = (seed * (1 + STARTS + ENDS)) % max(1, len(ranked) - (1 + STARTS + ENDS))
+    pool = ranked[off: off + 1 + STARTS + ENDS]
+    keep = set(pool)
+    chosen = [e for e in data if e.type in keep][:n]
+    step = 60.0 / rate
+    return EventStream([Event(e.type, round(i * step, 6), dict(e.attrs)) for i, e in enumerate(chosen)], source=f"{dataset}-pool"), pool
+
+
+def burst_mean(stream, pool) -> float:
+    """The mean length of a run of consecutive events of the shared Kleene type (``Travel`` without a pool)."""
+    kleene = "Travel" if pool is None else pool[0]
+    runs, total, last = 0, 0, None
+    for e in stream:
+        if e.type == kleene:
+            total += 1
+            runs += last != kleene
+        last = e.type
+    return total / runs if runs else 0.0
