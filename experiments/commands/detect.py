@@ -57,7 +57,7 @@ def main(args: argparse.Namespace) -> int:
     from algorithms.planning import plan_pattern
     from algorithms.registry import planner_kind
     from cep.io_utils import atomic_open
-    from cep.parser import format_pattern
+    from cep.pattern import format_pattern
     from cep.statistics import Statistics
     from cep.errors import ConfigError
     from evaluators import DEFAULT_MAX_PARTIAL_MATCHES, evaluate, evaluator_names

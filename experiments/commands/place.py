@@ -56,7 +56,8 @@ def main(args: argparse.Namespace) -> int:
     from algorithms.next.capacity import simulate
     from algorithms.next.rewrite import rewrite
     from cep.next_algebra import NextPattern
-    from cep.parser import format_pattern, parse_pattern_file
+    from cep.parser import parse_pattern_file
+    from cep.pattern import format_pattern
     from cep.statistics import Statistics
     from experiments.running.next_measure import measure
     from experiments.workloads.next import paper_statistics

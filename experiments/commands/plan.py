@@ -62,7 +62,7 @@ def main(args: argparse.Namespace) -> int:
     from algorithms.registry import PLANNERS, REWRITERS, get_planner, planner_names
     from algorithms.planning import plan_pattern
     from cep.next_algebra import NextPattern
-    from cep.parser import format_pattern
+    from cep.pattern import format_pattern
     from experiments.commands.inputs import load_patterns
 
     if getattr(args, "patterns", None):
@@ -119,7 +119,7 @@ def rewrite_main(args: argparse.Namespace) -> int:
     """``--planner NEXT``: rewrite each NEXT pattern; print it before and after with its CPU cost."""
     from algorithms.registry import get_rewriter
     from cep.next_algebra import NextPattern
-    from cep.parser import format_pattern
+    from cep.pattern import format_pattern
     from experiments.commands.inputs import load_patterns
 
     rewriter = get_rewriter(args.planner, seed=args.seed, **parse_params(args.param))

@@ -15,8 +15,7 @@ from algorithms.next.exceptions import pull_in, push_out
 from algorithms.next.rewrite import rewrite
 from algorithms.next.union import find_optimal_union, union_tree_cost
 from cep import Statistics, parse_pattern
-from cep.next_algebra import Except, Next, NextPattern, Source, Union
-from cep.parser import format_next_expr
+from cep.next_algebra import Except, Next, NextPattern, Source, Union, format_next_expr
 from cep.pattern import Window
 from evaluators.next.engine import detect
 from evaluators.next.reference import reference_matches
