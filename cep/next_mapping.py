@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import itertools
 
-from cep import next_algebra as nx
+import cep.next_algebra as algebra
 from cep.conditions import Comparison
 from cep.errors import PatternError
 from cep.pattern import EventRef, Not, Op, Operator, Pattern, SeqOrder
 
 
-def to_pattern(p: nx.NextPattern) -> tuple[Pattern, dict[str, str]]:
+def to_pattern(p: algebra.NextPattern) -> tuple[Pattern, dict[str, str]]:
     """``p`` as one of our patterns, and the map from its positive variables to ``p``'s."""
     a = p.analysis
     clauses: list[list] = []  # per clause: list of (kind, ...) items
@@ -58,36 +58,36 @@ def _all_vars(items) -> list[str]:
     return [ref.var for _, ref, _ in items]
 
 
-def _union_leaves(e: nx.Expr, path: tuple) -> list[tuple]:
-    if isinstance(e, nx.Union):
+def _union_leaves(e: algebra.Expr, path: tuple) -> list[tuple]:
+    if isinstance(e, algebra.Union):
         return _union_leaves(e.left, path + (0,)) + _union_leaves(e.right, path + (1,))
     return [path]
 
 
-def _source_branches(a: nx.Analysis, path: tuple, what: str) -> list[tuple]:
+def _source_branches(a: algebra.Analysis, path: tuple, what: str) -> list[tuple]:
     """The source paths of a union of sources (a source alone is one branch)."""
     e = a.nodes[path]
-    if isinstance(e, nx.Source):
+    if isinstance(e, algebra.Source):
         return [path]
-    if isinstance(e, nx.Union):
+    if isinstance(e, algebra.Union):
         return _source_branches(a, path + (0,), what) + _source_branches(a, path + (1,), what)
     raise PatternError(f"{what} is not a source or a union of sources ({type(e).__name__.lower()}): "
                        "only those have a SEQ/OR/NOT counterpart")
 
 
-def _clauses(a: nx.Analysis, path: tuple) -> list[list]:
+def _clauses(a: algebra.Analysis, path: tuple) -> list[list]:
     e = a.nodes[path]
     span_fail = None
-    if isinstance(e, nx.Except):
+    if isinstance(e, algebra.Except):
         span_fail = path
         inner = a.nodes[path + (0,)]
-        if isinstance(inner, nx.Next) and len(a.chains[path + (0,)].operands) != 2:
+        if isinstance(inner, algebra.Next) and len(a.chains[path + (0,)].operands) != 2:
             raise PatternError("an exception over a chain of more than two operands has no exact NOT counterpart "
                                "(an exception event at the very time of an inner event lies in no gap)")
         path, e = path + (0,), inner
-    if isinstance(e, (nx.Iteration, nx.Time)):
+    if isinstance(e, (algebra.Iteration, algebra.Time)):
         raise PatternError(f"the {type(e).__name__.lower()} operator has no exact counterpart in SEQ/OR/NOT/KL")
-    if isinstance(e, nx.Next):
+    if isinstance(e, algebra.Next):
         chain = a.chains[path]
         operands = chain.operands
     else:
@@ -96,7 +96,7 @@ def _clauses(a: nx.Analysis, path: tuple) -> list[list]:
     for q, o in enumerate(operands):
         oe = a.nodes[o]
         gap = None
-        if isinstance(oe, nx.Except):
+        if isinstance(oe, algebra.Except):
             if q == 0:
                 raise PatternError("an exception on the first operand of a chain has no NOT counterpart")
             gap, o = o, o + (0,)
@@ -116,7 +116,7 @@ def _clauses(a: nx.Analysis, path: tuple) -> list[list]:
                 branches, gap = options[q]
                 for b in branches:
                     bref = a.nodes[b]
-                    y = nx.Source(bref.type, f"n{q}_{bref.var}")
+                    y = algebra.Source(bref.type, f"n{q}_{bref.var}")
                     cs = [c.rename({bref.var: y.var}) for c in a.filters.get(b, ())]
                     cs += [
                         c.rename({bref.var: y.var})
@@ -136,13 +136,13 @@ def _clauses(a: nx.Analysis, path: tuple) -> list[list]:
     return out
 
 
-def _gap_nots(a: nx.Analysis, gap: tuple, q: int, bound: set[str]) -> list:
+def _gap_nots(a: algebra.Analysis, gap: tuple, q: int, bound: set[str]) -> list:
     f_path = gap + (1,)
     lam: list[Comparison] = list(a.lam.get(gap, ()))
     items = []
     for s in _source_branches(a, f_path, f"the exception operand of operand {q + 1}"):
         ref = a.nodes[s]
-        y = nx.Source(ref.type, f"x{q}_{ref.var}")
+        y = algebra.Source(ref.type, f"x{q}_{ref.var}")
         cs = [c.rename({ref.var: y.var}) for c in a.filters.get(s, ())]
         # a lambda that mentions a variable this clause does not bind holds vacuously
         cs += [c.rename({ref.var: y.var}) for c in lam if ref.var in c.variables and c.variables - {ref.var} <= bound]
