@@ -19,7 +19,8 @@ skip / fail preds   ``FILTER(c)`` / plain ``c``     WHERE conditions (we have no
 
 :mod:`cep.next_mapping` writes the fragment where the two coincide exactly as one of our patterns
 (``SEQ_ORDER strict``; the immediate successor is "no event of that type in between", a NOT), and
-the tests hold both evaluators to it.  Our ``skip-till-next-match`` (OpenCEP's, :mod:`cep.semantics`)
+ours as NEXT patterns where they have an exact counterpart; the tests hold both directions to the
+reference matchers.  Our ``skip-till-next-match`` (OpenCEP's, :mod:`cep.semantics`)
 is *not* NEXT's next: it consumes events, so two ``E1`` events never share an ``E2``; in NEXT they
 do -- that sharing is the *burst* of Section 4.2.
 
