@@ -78,6 +78,13 @@ def test_no_import_circle(graph):
         pytest.fail(f"import circle: {' -> '.join(e.args[1])}")
 
 
+def test_no_module_imports_a_package_it_belongs_to(graph):
+    # ``from cep import next_algebra`` inside cep/ runs cep/__init__.py, which imports the module back
+    bad = sorted(f"{name} imports {target}" for name, targets in graph.items() for target in targets
+                 if name.startswith(target + "."))
+    assert not bad, "; ".join(bad)
+
+
 @pytest.mark.parametrize("layer", sorted(FORBIDDEN))
 def test_layers_import_downwards_only(graph, layer):
     bad = sorted(

@@ -26,7 +26,7 @@ import cep.next_algebra as algebra
 from cep.errors import ConfigError, PatternError
 from cep.statistics import Statistics
 
-from algorithms.next import chain as dp
+import algorithms.next.chain as dp
 from algorithms.next.costs import expr_chars, query_cost
 from algorithms.next.exceptions import candidates, replace, subexpr
 from algorithms.next.union import find_optimal_union
