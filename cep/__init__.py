@@ -20,7 +20,7 @@ from cep.errors import (
 )
 from cep.events import Event, EventStream
 from cep.matches import Match
-from cep.parser import format_pattern, parse_pattern, parse_pattern_file, parse_patterns
+from cep.parser import parse_pattern, parse_pattern_file, parse_patterns
 from cep.pattern import (
     EventRef,
     Kleene,
@@ -32,6 +32,7 @@ from cep.pattern import (
     Strategy,
     Window,
     WindowKind,
+    format_pattern,
 )
 from cep.plans import OrderPlan, PatternPlan, TreePlan, left_deep_tree
 from cep.statistics import Statistics

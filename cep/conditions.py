@@ -7,12 +7,17 @@ than two variables are allowed and are checked once all of them are bound.
 
 Comparisons compile once into plain Python callables (``compile``): the hot path of the evaluators
 calls ``f(e1, e2)`` on :class:`cep.events.Event` objects with no interpretation overhead.
+
+Elsewhere one walker evaluates a condition (``evaluate_comparison``) with a :class:`Backend` per kind
+of value: Python values here (``Comparison.evaluate``), NumPy arrays in
+:mod:`experiments.data.statistics`, Spark columns in :mod:`experiments.data.spark_statistics`.
 """
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
-from typing import Callable, Union
+from typing import Any, Callable, Mapping, Union
 
 COMPARISON_OPS = ("<", "<=", ">", ">=", "=", "!=")
 ARITH_OPS = ("+", "-", "*", "/")
@@ -150,7 +155,7 @@ class Comparison:
     def evaluate(self, binding: dict) -> bool:
         """Evaluate on ``binding`` (variable -> Event); for tests and the brute-force matcher."""
         try:
-            return _compare(self.op, _eval(self.left, binding), _eval(self.right, binding))
+            return evaluate_comparison(self, lambda a: binding[a.var].attrs[a.name], PYTHON_BACKEND)
         except ZeroDivisionError:
             return False
 
@@ -168,35 +173,46 @@ def _rename(e: Expr, mapping: dict[str, str]) -> Expr:
     return BinOp(e.op, _rename(e.left, mapping), _rename(e.right, mapping))
 
 
-def _eval(e: Expr, binding: dict) -> float:
-    if isinstance(e, Attr):
-        return binding[e.var].attrs[e.name]
-    if isinstance(e, Const):
-        return e.value
-    if isinstance(e, Neg):
-        return -_eval(e.operand, binding)
-    a, b = _eval(e.left, binding), _eval(e.right, binding)
-    if e.op == "+":
-        return a + b
-    if e.op == "-":
-        return a - b
-    if e.op == "*":
-        return a * b
-    return a / b
+# ---- evaluating a condition: one walker, a back end per kind of value ------------------------------
+@dataclass(frozen=True)
+class Backend:
+    """What the operators of a condition mean for one kind of value (Python numbers, NumPy arrays,
+    Spark columns): ``const`` makes a value of a constant, ``neg`` negates, ``arithmetic[op]``
+    (``+ - * /``) and ``comparison[op]`` (``< <= > >= = !=``) combine two values.  How a division by
+    zero makes the comparison false is the back end's affair."""
+
+    const: Callable[[Const], Any]
+    neg: Callable[[Any], Any]
+    arithmetic: Mapping[str, Callable[[Any, Any], Any]]
+    comparison: Mapping[str, Callable[[Any, Any], Any]]
 
 
-def _compare(op: str, a: float, b: float) -> bool:
-    if op == "<":
-        return a < b
-    if op == "<=":
-        return a <= b
-    if op == ">":
-        return a > b
-    if op == ">=":
-        return a >= b
-    if op == "=":
-        return a == b
-    return a != b
+def evaluate_expression(expr: Expr, attr: Callable[[Attr], Any], backend: Backend) -> Any:
+    """The value of ``expr`` in ``backend``, reading each attribute with ``attr``; operands are
+    evaluated left to right."""
+    if isinstance(expr, Attr):
+        return attr(expr)
+    if isinstance(expr, Const):
+        return backend.const(expr)
+    if isinstance(expr, Neg):
+        return backend.neg(evaluate_expression(expr.operand, attr, backend))
+    left = evaluate_expression(expr.left, attr, backend)
+    return backend.arithmetic[expr.op](left, evaluate_expression(expr.right, attr, backend))
+
+
+def evaluate_comparison(c: Comparison, attr: Callable[[Attr], Any], backend: Backend) -> Any:
+    """The truth of ``c`` in ``backend`` (left side first), reading each attribute with ``attr``."""
+    left = evaluate_expression(c.left, attr, backend)
+    return backend.comparison[c.op](left, evaluate_expression(c.right, attr, backend))
+
+
+# the operators as Python functions; NumPy arrays and Spark columns overload them too
+ARITHMETIC_FUNCTIONS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv}
+COMPARISON_FUNCTIONS = {
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "=": operator.eq, "!=": operator.ne,
+}
+# Python values: a division by zero raises ZeroDivisionError, which Comparison.evaluate makes false
+PYTHON_BACKEND = Backend(const=lambda c: c.value, neg=operator.neg, arithmetic=ARITHMETIC_FUNCTIONS, comparison=COMPARISON_FUNCTIONS)
 
 
 def selectivity_key(variables) -> str:

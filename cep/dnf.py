@@ -30,6 +30,7 @@ from cep.pattern import (
     Strategy,
     Structure,
     Window,
+    format_pattern,
 )
 
 POSITIVE, KLEENE, NEGATED = "positive", "kleene", "not"
@@ -158,9 +159,21 @@ class SimplePattern:
         return frozenset(latest_before | earliest_after | cond_vars)
 
     def __str__(self) -> str:
-        from cep.parser import format_simple_pattern
-
         return format_simple_pattern(self)
+
+
+def format_simple_pattern(sp: SimplePattern) -> str:
+    """A DNF clause printed as pattern text (its OR-free structure)."""
+    return format_pattern(
+        Pattern(
+            structure=sp.structure,
+            conditions=sp.conditions,
+            window=sp.window,
+            strategy=sp.strategy,
+            partition_attribute=sp.partition_attribute,
+            seq_order=sp.seq_order,
+        )
+    )
 
 
 def to_dnf(pattern: Pattern) -> list[SimplePattern]:

@@ -19,7 +19,8 @@ skip / fail preds   ``FILTER(c)`` / plain ``c``     WHERE conditions (we have no
 
 :mod:`cep.next_mapping` writes the fragment where the two coincide exactly as one of our patterns
 (``SEQ_ORDER strict``; the immediate successor is "no event of that type in between", a NOT), and
-the tests hold both evaluators to it.  Our ``skip-till-next-match`` (OpenCEP's, :mod:`cep.semantics`)
+ours as NEXT patterns where they have an exact counterpart; the tests hold both directions to the
+reference matchers.  Our ``skip-till-next-match`` (OpenCEP's, :mod:`cep.semantics`)
 is *not* NEXT's next: it consumes events, so two ``E1`` events never share an ``E2``; in NEXT they
 do -- that sharing is the *burst* of Section 4.2.
 
@@ -99,7 +100,7 @@ from typing import Iterator
 
 from cep.conditions import Comparison
 from cep.errors import PatternError
-from cep.pattern import Window
+from cep.pattern import Window, format_type
 
 
 # ---- the expression tree ---------------------------------------------------------------------------
@@ -258,9 +259,42 @@ class NextPattern:
         return operator_tree(self)
 
     def __str__(self) -> str:
-        from cep.parser import format_next_pattern
-
         return format_next_pattern(self)
+
+
+# ---- printing ---------------------------------------------------------------------------------------
+def format_next_expr(e: Expr) -> str:
+    """NEXT infix text of an expression; every nested ``|``, ``;`` and ``\\`` is parenthesized."""
+    def wrap(x) -> str:
+        return f"({format_next_expr(x)})" if isinstance(x, (Union, Next, Except)) else format_next_expr(x)
+
+    if isinstance(e, Source):
+        return f"{format_type(e.type)} {e.var}"
+    if isinstance(e, Union):
+        return f"{wrap(e.left)} | {wrap(e.right)}"
+    if isinstance(e, Next):
+        return f"{wrap(e.left)} ; {wrap(e.right)}"
+    if isinstance(e, Except):
+        return f"{wrap(e.child)} \\ {wrap(e.fail)}"
+    inner = format_next_expr(e.child)
+    if not isinstance(e.child, Source):
+        inner = f"({inner})"
+    if isinstance(e, Iteration):
+        bounds = ""
+        if (e.min_size, e.max_size) != (1, None):
+            bounds = f"{{{e.min_size}}}" if e.min_size == e.max_size else f"{{{e.min_size},{'' if e.max_size is None else e.max_size}}}"
+        return f"{inner}+{bounds}"
+    return f"{inner} @ {Window.seconds(e.seconds)}"
+
+
+def format_next_pattern(p: NextPattern) -> str:
+    """The infix text of a NEXT pattern (module docstring, "Text"); parsing it gives back an equal pattern."""
+    parts = [f"PATTERN {format_next_expr(p.expr)}"]
+    conds = [f"FILTER({c})" for c in p.filters] + [str(c) for c in p.conditions]
+    if conds:
+        parts.append("WHERE " + " AND ".join(conds))
+    parts.append(f"WITHIN {p.window}")
+    return " ".join(parts)
 
 
 def _validate(p: NextPattern) -> None:

@@ -1,9 +1,11 @@
-"""Parse and print the SASE-style pattern language (grammar: ``cep/pattern.lark``).
+"""Parse the SASE-style pattern language (grammar: ``cep/pattern.lark``).
 
 ``parse_patterns(text)`` returns every pattern of a text; ``parse_pattern(text)`` exactly one.
-``format_pattern(p)`` prints the normalized text; parsing that text gives back an equal pattern.
 A pattern written in NEXT's infix algebra (``PATTERN S1 a ; (S2 b | S4 c) WITHIN 1 minutes``) is a
-:class:`cep.next_algebra.NextPattern`; ``format_next_pattern`` prints it (``format_pattern`` does too).
+:class:`cep.next_algebra.NextPattern`; a query with RETURN a :class:`cep.trends.TrendQuery`.
+Printing lives with the types (``cep.pattern.format_pattern``, ``cep.next_algebra.format_next_pattern``,
+``cep.trends.format_trend_query``, and ``str(p)`` of each); parsing the printed text gives back an
+equal pattern.
 
 Errors are one line: a :class:`PatternSyntaxError` names the line, the column and what was expected;
 a :class:`PatternError` names the offending variable or operator and the line its pattern starts on.
@@ -11,8 +13,7 @@ a :class:`PatternError` names the offending variable or operator and the line it
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -21,8 +22,8 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from cep.conditions import Attr, BinOp, Comparison, Const, Neg
 from cep.errors import PatternError, PatternSyntaxError
-from cep import next_algebra as nx
-from cep.trends import ReturnItem, TrendQuery, format_trend_query, make_trend_query
+import cep.next_algebra as algebra
+from cep.trends import ReturnItem, TrendQuery, make_trend_query
 from cep.pattern import (
     TIME_UNITS,
     EventRef,
@@ -33,7 +34,6 @@ from cep.pattern import (
     Pattern,
     SeqOrder,
     Strategy,
-    Structure,
     Window,
     WindowKind,
 )
@@ -82,11 +82,6 @@ _READABLE = {
     "$END": "end of input",
 }
 
-_KEYWORDS = {"pattern", "seq", "and", "or", "not", "kl", "where", "within", "strategy", "by", "seq_order", "filter",
-             "return", "slide"}
-_SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_INT = re.compile(r"[0-9]+\Z")
-
 
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
@@ -101,7 +96,7 @@ def _expected(names) -> str:
 @v_args(inline=True)
 class _ToAst(Transformer):
     def start(self, *patterns):
-        return [p for p in patterns if isinstance(p, (Pattern, nx.NextPattern, TrendQuery))]
+        return [p for p in patterns if isinstance(p, (Pattern, algebra.NextPattern, TrendQuery))]
 
     @v_args(meta=True)
     def pattern(self, meta, children):
@@ -254,7 +249,7 @@ class _ToAst(Transformer):
         expr = _name_sources(expr)
         where = where or []
         try:
-            return nx.NextPattern(
+            return algebra.NextPattern(
                 expr,
                 conditions=tuple(c for c in where if isinstance(c, Comparison)),
                 filters=tuple(c.condition for c in where if isinstance(c, _Filter)),
@@ -264,20 +259,20 @@ class _ToAst(Transformer):
             raise PatternError(f"line {meta.line}: {e}") from None
 
     def next_source(self, etype, var=None):
-        return nx.Source(etype, str(var) if var is not None else "")
+        return algebra.Source(etype, str(var) if var is not None else "")
 
     def next_union_op(self, left, right):
-        return nx.Union(left, right)
+        return algebra.Union(left, right)
 
     def next_seq_op(self, left, right):
-        return nx.Next(left, right)
+        return algebra.Next(left, right)
 
     def next_except_op(self, left, right):
-        return nx.Except(left, right)
+        return algebra.Except(left, right)
 
     def next_iteration(self, child, bounds=None):
         lo, hi = bounds if bounds is not None else (1, None)
-        return nx.Iteration(child, lo, hi)
+        return algebra.Iteration(child, lo, hi)
 
     def next_time(self, child, number, unit):
         u = str(unit).lower()
@@ -286,7 +281,7 @@ class _ToAst(Transformer):
                 f"line {unit.line}, column {unit.column}: unknown time unit {str(unit)!r} after '@'; "
                 "expected milliseconds, seconds, minutes, hours or days"
             )
-        return nx.Time(child, float(number) * TIME_UNITS[u])
+        return algebra.Time(child, float(number) * TIME_UNITS[u])
 
     def binop(self, left, op, right):
         return BinOp(str(op), left, right)
@@ -344,7 +339,7 @@ class _Filter:
 def _name_sources(expr):
     """Give every source written without an alias the name ``_<position>`` (1-based, left to right),
     skipping names the pattern uses."""
-    taken = {s.var for s in nx.sources(expr) if s.var}
+    taken = {s.var for s in algebra.sources(expr) if s.var}
     counter = iter(range(1, 1 << 30))
 
     def fresh() -> str:
@@ -355,17 +350,17 @@ def _name_sources(expr):
                 return name
 
     def walk(e):
-        if isinstance(e, nx.Source):
-            return e if e.var else nx.Source(e.type, fresh())
-        if isinstance(e, nx.Union):
-            return nx.Union(walk(e.left), walk(e.right))
-        if isinstance(e, nx.Next):
-            return nx.Next(walk(e.left), walk(e.right))
-        if isinstance(e, nx.Except):
-            return nx.Except(walk(e.child), walk(e.fail))
-        if isinstance(e, nx.Iteration):
-            return nx.Iteration(walk(e.child), e.min_size, e.max_size)
-        return nx.Time(walk(e.child), e.seconds)
+        if isinstance(e, algebra.Source):
+            return e if e.var else algebra.Source(e.type, fresh())
+        if isinstance(e, algebra.Union):
+            return algebra.Union(walk(e.left), walk(e.right))
+        if isinstance(e, algebra.Next):
+            return algebra.Next(walk(e.left), walk(e.right))
+        if isinstance(e, algebra.Except):
+            return algebra.Except(walk(e.child), walk(e.fail))
+        if isinstance(e, algebra.Iteration):
+            return algebra.Iteration(walk(e.child), e.min_size, e.max_size)
+        return algebra.Time(walk(e.child), e.seconds)
 
     return walk(expr)
 
@@ -408,8 +403,6 @@ def parse_patterns(text: str, source: str = "<text>") -> list:
 def _named(p, name: str | None):
     if name is None:
         return p
-    from dataclasses import replace
-
     return replace(p, name=name)
 
 
@@ -427,90 +420,3 @@ def parse_pattern_file(path: str | Path) -> list:
     except OSError as e:
         raise PatternError(f"{p}: cannot read pattern file ({e.strerror})") from None
     return parse_patterns(text, str(p))
-
-
-# ---- printing ------------------------------------------------------------------------------------
-def format_type(t: str) -> str:
-    if (_SIMPLE_NAME.match(t) and t.lower() not in _KEYWORDS) or _INT.match(t):
-        return t
-    return '"' + t.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def format_structure(s: Structure) -> str:
-    if isinstance(s, EventRef):
-        return f"{format_type(s.type)} {s.var}"
-    if isinstance(s, Not):
-        return f"NOT({format_structure(s.event)})"
-    if isinstance(s, Kleene):
-        bounds = ""
-        if (s.min_size, s.max_size) != (1, None):
-            if s.min_size == s.max_size:
-                bounds = f"{{{s.min_size}}}"
-            else:
-                bounds = f"{{{s.min_size},{'' if s.max_size is None else s.max_size}}}"
-        return f"KL({format_structure(s.event)}){bounds}"
-    return f"{s.op.value}({', '.join(format_structure(c) for c in s.children)})"
-
-
-def format_pattern(p) -> str:
-    if isinstance(p, nx.NextPattern):
-        return format_next_pattern(p)
-    if isinstance(p, TrendQuery):
-        return format_trend_query(p)
-    parts = [f"PATTERN {format_structure(p.structure)}"]
-    if p.conditions:
-        parts.append("WHERE " + " AND ".join(str(c) for c in p.conditions))
-    parts.append(f"WITHIN {p.window}")
-    if p.strategy is not Strategy.ANY:
-        parts.append(f"STRATEGY {p.strategy.value}" + (f" BY {p.partition_attribute}" if p.partition_attribute else ""))
-    if p.seq_order is not SeqOrder.NONDECREASING:
-        parts.append(f"SEQ_ORDER {p.seq_order.value}")
-    return " ".join(parts)
-
-
-def format_simple_pattern(sp) -> str:
-    """A DNF clause printed as pattern text (its OR-free structure)."""
-    return format_pattern(
-        Pattern(
-            structure=sp.structure,
-            conditions=sp.conditions,
-            window=sp.window,
-            strategy=sp.strategy,
-            partition_attribute=sp.partition_attribute,
-            seq_order=sp.seq_order,
-        )
-    )
-
-
-# ---- NEXT infix form --------------------------------------------------------------------------------
-def format_next_expr(e) -> str:
-    """NEXT infix text of an expression; every nested ``|``, ``;`` and ``\\`` is parenthesized."""
-    def wrap(x) -> str:
-        return f"({format_next_expr(x)})" if isinstance(x, (nx.Union, nx.Next, nx.Except)) else format_next_expr(x)
-
-    if isinstance(e, nx.Source):
-        return f"{format_type(e.type)} {e.var}"
-    if isinstance(e, nx.Union):
-        return f"{wrap(e.left)} | {wrap(e.right)}"
-    if isinstance(e, nx.Next):
-        return f"{wrap(e.left)} ; {wrap(e.right)}"
-    if isinstance(e, nx.Except):
-        return f"{wrap(e.child)} \\ {wrap(e.fail)}"
-    inner = format_next_expr(e.child)
-    if not isinstance(e.child, nx.Source):
-        inner = f"({inner})"
-    if isinstance(e, nx.Iteration):
-        bounds = ""
-        if (e.min_size, e.max_size) != (1, None):
-            bounds = f"{{{e.min_size}}}" if e.min_size == e.max_size else f"{{{e.min_size},{'' if e.max_size is None else e.max_size}}}"
-        return f"{inner}+{bounds}"
-    return f"{inner} @ {Window.seconds(e.seconds)}"
-
-
-def format_next_pattern(p) -> str:
-    parts = [f"PATTERN {format_next_expr(p.expr)}"]
-    conds = [f"FILTER({c})" for c in p.filters] + [str(c) for c in p.conditions]
-    if conds:
-        parts.append("WHERE " + " AND ".join(conds))
-    parts.append(f"WITHIN {p.window}")
-    return " ".join(parts)

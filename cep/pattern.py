@@ -16,6 +16,7 @@ n-ary operator has at least one operand, a condition mentions at most one negate
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 from typing import Iterator, Union
 
@@ -190,8 +191,6 @@ class Pattern:
         return {r.var: r.type for r in self.event_refs()}
 
     def __str__(self) -> str:
-        from cep.parser import format_pattern
-
         return format_pattern(self)
 
 
@@ -254,3 +253,52 @@ def _validate_structure(s: Structure) -> None:
             _validate_structure(c)
         if all(isinstance(c, Not) for c in s.children):
             raise PatternError(f"{s.op.value}(...) holds only negated events")
+
+
+# ---- printing ------------------------------------------------------------------------------------
+# the words of the text language (cep/pattern.lark) that a bare event type cannot be
+_KEYWORDS = {"pattern", "seq", "and", "or", "not", "kl", "where", "within", "strategy", "by", "seq_order", "filter",
+             "return", "slide"}
+_SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_INT = re.compile(r"[0-9]+\Z")
+
+
+def format_type(t: str) -> str:
+    """An event type as the text language writes it: bare if it is a name (not a keyword) or an
+    integer, else double-quoted with ``\\`` and ``"`` escaped."""
+    if (_SIMPLE_NAME.match(t) and t.lower() not in _KEYWORDS) or _INT.match(t):
+        return t
+    return '"' + t.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def format_structure(s: Structure) -> str:
+    if isinstance(s, EventRef):
+        return f"{format_type(s.type)} {s.var}"
+    if isinstance(s, Not):
+        return f"NOT({format_structure(s.event)})"
+    if isinstance(s, Kleene):
+        bounds = ""
+        if (s.min_size, s.max_size) != (1, None):
+            if s.min_size == s.max_size:
+                bounds = f"{{{s.min_size}}}"
+            else:
+                bounds = f"{{{s.min_size},{'' if s.max_size is None else s.max_size}}}"
+        return f"KL({format_structure(s.event)}){bounds}"
+    return f"{s.op.value}({', '.join(format_structure(c) for c in s.children)})"
+
+
+def format_pattern(p) -> str:
+    """The normalized text of a pattern; parsing it (:mod:`cep.parser`) gives back an equal pattern.
+    A pattern of another kind -- a NEXT pattern (:mod:`cep.next_algebra`), a trend query
+    (:mod:`cep.trends`), a DNF clause (:mod:`cep.dnf`) -- prints itself."""
+    if not isinstance(p, Pattern):
+        return str(p)
+    parts = [f"PATTERN {format_structure(p.structure)}"]
+    if p.conditions:
+        parts.append("WHERE " + " AND ".join(str(c) for c in p.conditions))
+    parts.append(f"WITHIN {p.window}")
+    if p.strategy is not Strategy.ANY:
+        parts.append(f"STRATEGY {p.strategy.value}" + (f" BY {p.partition_attribute}" if p.partition_attribute else ""))
+    if p.seq_order is not SeqOrder.NONDECREASING:
+        parts.append(f"SEQ_ORDER {p.seq_order.value}")
+    return " ".join(parts)

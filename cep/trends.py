@@ -62,7 +62,7 @@ from typing import Iterator
 
 from cep.conditions import Comparison
 from cep.errors import PatternError
-from cep.pattern import EventRef, Kleene, Not, Op, Operator, Pattern, SeqOrder
+from cep.pattern import EventRef, Kleene, Not, Op, Operator, Pattern, SeqOrder, Window, format_structure
 
 AGGREGATES = ("COUNT", "SUM", "AVG", "MIN", "MAX")
 
@@ -150,8 +150,6 @@ def format_seconds(x: Fraction) -> str:
 
 
 def format_trend_query(q: TrendQuery) -> str:
-    from cep.parser import format_structure
-
     parts = ["RETURN " + ", ".join(str(i) for i in q.items), f"PATTERN {format_structure(q.pattern.structure)}"]
     conds = ([f"[{', '.join(q.equivalence)}]"] if q.equivalence else []) + [str(c) for c in q.pattern.conditions]
     if conds:
@@ -247,9 +245,7 @@ def make_trend_query(
     return TrendQuery(tuple(fixed), pattern, tuple(dict.fromkeys(equivalence)), group_by, w, s, tuple(elements), negations, name)
 
 
-def _window(seconds: float):
-    from cep.pattern import Window
-
+def _window(seconds: float) -> Window:
     return Window.seconds(float(seconds))
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from cep import next_algebra as nx
+import cep.next_algebra as algebra
 from cep.errors import ConfigError
 from cep.statistics import Statistics
 
@@ -77,7 +77,7 @@ class CapacityResult:
 
 
 def simulate(
-    queries: Sequence[nx.NextPattern],
+    queries: Sequence[algebra.NextPattern],
     *,
     nodes: int,
     strategy: str,
@@ -115,7 +115,7 @@ def simulate(
             sink[k] += sink_add
         admitted += 1
         taken.append(index)
-        n_ops += nx.operator_count(q.expr)
+        n_ops += algebra.operator_count(q.expr)
         paper_cost += qp.paper_cost
     loads = list(placer.node_load)
     mean = sum(loads) / nodes
@@ -144,7 +144,7 @@ def _rate(root) -> float:
 
 
 def supported_series(
-    queries: Sequence[nx.NextPattern],
+    queries: Sequence[algebra.NextPattern],
     node_counts: Iterable[int],
     *,
     strategy: str,

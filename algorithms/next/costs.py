@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from cep import next_algebra as nx
+import cep.next_algebra as algebra
 from cep.statistics import Statistics
 
 
@@ -82,7 +82,7 @@ def union_cost(a: Chars, b: Chars) -> float:
     return a.rate + b.rate
 
 
-def iteration_live_runs(e: nx.Iteration, rate: float, window: float) -> float:
+def iteration_live_runs(e: algebra.Iteration, rate: float, window: float) -> float:
     cap = 1.0 + rate * window
     return cap if e.max_size is None else min(float(e.max_size), cap)
 
@@ -91,12 +91,12 @@ def iteration_live_runs(e: nx.Iteration, rate: float, window: float) -> float:
 class OperatorCost:
     """One operator's estimate: its output characteristics and its CPU (events per second)."""
 
-    node: nx.OpNode
+    node: algebra.OpNode
     chars: Chars
     cpu: float
 
 
-def estimate(node: nx.OpNode, stats: Statistics) -> list[OperatorCost]:
+def estimate(node: algebra.OpNode, stats: Statistics) -> list[OperatorCost]:
     """Characteristics and CPU of every node of an operator tree, children before parents (a bare
     source has CPU 0: it is a stream, not an operator)."""
     out: list[OperatorCost] = []
@@ -104,19 +104,19 @@ def estimate(node: nx.OpNode, stats: Statistics) -> list[OperatorCost]:
     return out
 
 
-def _estimate(node: nx.OpNode, stats: Statistics, out: list[OperatorCost]) -> Chars:
+def _estimate(node: algebra.OpNode, stats: Statistics, out: list[OperatorCost]) -> Chars:
     kids = [_estimate(c, stats, out) for c in node.children]
     k = node.kind
-    if k in (nx.SOURCE, nx.FILTER):
+    if k in (algebra.SOURCE, algebra.FILTER):
         ch = source_chars(stats.rate(node.expr.type))
-        cpu = 0.0 if k == nx.SOURCE else ch.rate
-    elif k == nx.UNION:
+        cpu = 0.0 if k == algebra.SOURCE else ch.rate
+    elif k == algebra.UNION:
         ch, cpu = union_chars(*kids), union_cost(*kids)
-    elif k == nx.NEXT:
+    elif k == algebra.NEXT:
         ch, cpu = next_chars(*kids), next_cost(*kids)
-    elif k == nx.EXCEPT:
+    elif k == algebra.EXCEPT:
         ch, cpu = kids[0], kids[0].rate + kids[1].rate
-    elif k == nx.TIME:
+    elif k == algebra.TIME:
         e = kids[0]
         ch, cpu = Chars(e.rate, e.dt + node.expr.seconds, e.bsize, e.brate), e.rate
     else:
@@ -128,20 +128,20 @@ def _estimate(node: nx.OpNode, stats: Statistics, out: list[OperatorCost]) -> Ch
     return ch
 
 
-def query_cost(pattern: nx.NextPattern, stats: Statistics) -> float:
+def query_cost(pattern: algebra.NextPattern, stats: Statistics) -> float:
     """``cost(Q)``: the sum of the CPU estimates of the pattern's operators (NEXT Section 4.2)."""
     stats.require_types(pattern.event_types)
     return sum(o.cpu for o in estimate(pattern.operators, stats))
 
 
-def expr_chars(e: nx.Expr, stats: Statistics, window: float = 60.0) -> Chars:
+def expr_chars(e: algebra.Expr, stats: Statistics, window: float = 60.0) -> Chars:
     """Characteristics of an expression without predicates (what rewriting compares)."""
-    p = nx.NextPattern(e, window=_window(window))
+    p = algebra.NextPattern(e, window=_window(window))
     return estimate(p.operators, stats)[-1].chars
 
 
-def expr_cost(e: nx.Expr, stats: Statistics, window: float = 60.0) -> float:
-    p = nx.NextPattern(e, window=_window(window))
+def expr_cost(e: algebra.Expr, stats: Statistics, window: float = 60.0) -> float:
+    p = algebra.NextPattern(e, window=_window(window))
     return sum(o.cpu for o in estimate(p.operators, stats))
 
 

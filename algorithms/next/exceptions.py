@@ -22,45 +22,45 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from cep import next_algebra as nx
+import cep.next_algebra as algebra
 
 Path = tuple[int, ...]
 
 
-def root_context_paths(e: nx.Expr, path: Path = (), root: bool = True) -> Iterator[tuple[Path, nx.Expr]]:
+def root_context_paths(e: algebra.Expr, path: Path = (), root: bool = True) -> Iterator[tuple[Path, algebra.Expr]]:
     """Every sub-expression in a root context, with its path."""
     if root:
         yield path, e
-    if isinstance(e, nx.Union):
+    if isinstance(e, algebra.Union):
         yield from root_context_paths(e.left, path + (0,), root)
         yield from root_context_paths(e.right, path + (1,), root)
-    elif isinstance(e, nx.Next):
+    elif isinstance(e, algebra.Next):
         yield from root_context_paths(e.left, path + (0,), root)
         yield from root_context_paths(e.right, path + (1,), False)
-    elif isinstance(e, nx.Except):
+    elif isinstance(e, algebra.Except):
         yield from root_context_paths(e.child, path + (0,), root)
         yield from root_context_paths(e.fail, path + (1,), True)
-    elif isinstance(e, nx.Time):
+    elif isinstance(e, algebra.Time):
         yield from root_context_paths(e.child, path + (0,), root)
-    elif isinstance(e, nx.Iteration):
+    elif isinstance(e, algebra.Iteration):
         yield from root_context_paths(e.child, path + (0,), False)
 
 
-def push_out(e: nx.Expr) -> nx.Expr | None:
+def push_out(e: algebra.Expr) -> algebra.Expr | None:
     """``E1 ; (E2 \\ E3)`` -> ``(E1 ; E2) \\ E3`` when the conditions hold at ``e`` (a root context)."""
-    if isinstance(e, nx.Next) and isinstance(e.right, nx.Except) and nx.is_instantaneous(e.left):
-        return nx.Except(nx.Next(e.left, e.right.child), e.right.fail)
+    if isinstance(e, algebra.Next) and isinstance(e.right, algebra.Except) and algebra.is_instantaneous(e.left):
+        return algebra.Except(algebra.Next(e.left, e.right.child), e.right.fail)
     return None
 
 
-def pull_in(e: nx.Expr) -> nx.Expr | None:
+def pull_in(e: algebra.Expr) -> algebra.Expr | None:
     """``(E1 ; E2) \\ E3`` -> ``E1 ; (E2 \\ E3)``: the same equivalence read the other way."""
-    if isinstance(e, nx.Except) and isinstance(e.child, nx.Next) and nx.is_instantaneous(e.child.left):
-        return nx.Next(e.child.left, nx.Except(e.child.right, e.fail))
+    if isinstance(e, algebra.Except) and isinstance(e.child, algebra.Next) and algebra.is_instantaneous(e.child.left):
+        return algebra.Next(e.child.left, algebra.Except(e.child.right, e.fail))
     return None
 
 
-def candidates(e: nx.Expr) -> list[tuple[Path, nx.Expr]]:
+def candidates(e: algebra.Expr) -> list[tuple[Path, algebra.Expr]]:
     """``(path, replacement)`` for every place where the equivalence applies."""
     out = []
     for path, sub in root_context_paths(e):
@@ -71,24 +71,24 @@ def candidates(e: nx.Expr) -> list[tuple[Path, nx.Expr]]:
     return out
 
 
-def replace(e: nx.Expr, path: Path, new: nx.Expr) -> nx.Expr:
+def replace(e: algebra.Expr, path: Path, new: algebra.Expr) -> algebra.Expr:
     """``e`` with the sub-expression at ``path`` replaced by ``new``."""
     if not path:
         return new
     i, rest = path[0], path[1:]
-    if isinstance(e, nx.Union):
-        return nx.Union(replace(e.left, rest, new), e.right) if i == 0 else nx.Union(e.left, replace(e.right, rest, new))
-    if isinstance(e, nx.Next):
-        return nx.Next(replace(e.left, rest, new), e.right) if i == 0 else nx.Next(e.left, replace(e.right, rest, new))
-    if isinstance(e, nx.Except):
-        return nx.Except(replace(e.child, rest, new), e.fail) if i == 0 else nx.Except(e.child, replace(e.fail, rest, new))
-    if isinstance(e, nx.Time):
-        return nx.Time(replace(e.child, rest, new), e.seconds)
-    assert isinstance(e, nx.Iteration)
-    return nx.Iteration(replace(e.child, rest, new), e.min_size, e.max_size)
+    if isinstance(e, algebra.Union):
+        return algebra.Union(replace(e.left, rest, new), e.right) if i == 0 else algebra.Union(e.left, replace(e.right, rest, new))
+    if isinstance(e, algebra.Next):
+        return algebra.Next(replace(e.left, rest, new), e.right) if i == 0 else algebra.Next(e.left, replace(e.right, rest, new))
+    if isinstance(e, algebra.Except):
+        return algebra.Except(replace(e.child, rest, new), e.fail) if i == 0 else algebra.Except(e.child, replace(e.fail, rest, new))
+    if isinstance(e, algebra.Time):
+        return algebra.Time(replace(e.child, rest, new), e.seconds)
+    assert isinstance(e, algebra.Iteration)
+    return algebra.Iteration(replace(e.child, rest, new), e.min_size, e.max_size)
 
 
-def subexpr(e: nx.Expr, path: Path) -> nx.Expr:
+def subexpr(e: algebra.Expr, path: Path) -> algebra.Expr:
     for i in path:
-        e = nx.children(e)[i]
+        e = algebra.children(e)[i]
     return e

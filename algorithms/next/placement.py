@@ -41,7 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from cep import next_algebra as nx
+import cep.next_algebra as algebra
 from cep.errors import ConfigError
 from cep.statistics import Statistics
 
@@ -175,7 +175,7 @@ class Placer:
         self._rr = 0
 
     # ---- placing ---------------------------------------------------------------------------------------
-    def place(self, pattern: nx.NextPattern) -> QueryPlacement:
+    def place(self, pattern: algebra.NextPattern) -> QueryPlacement:
         """Deploy one query; returns where its operators went."""
         qi = len(self.placements)
         est = {id(c.node): c for c in estimate(pattern.operators, self.stats)}
@@ -186,20 +186,20 @@ class Placer:
         self.placements.append(qp)
         return qp
 
-    def _place(self, node: nx.OpNode, est, qp: QueryPlacement):
+    def _place(self, node: algebra.OpNode, est, qp: QueryPlacement):
         e = est[id(node)]
-        if node.kind == nx.SOURCE:
+        if node.kind == algebra.SOURCE:
             return self._source(node.expr.type, e.chars.rate)
-        key, _ = nx.aot(node)
+        key, _ = algebra.aot(node)
         if self.reuse and key in self.by_key:  # the largest deployed equivalent operator
             d = self.by_key[key]
             self._serve(d, qp)
             return d
-        if node.kind == nx.FILTER:
+        if node.kind == algebra.FILTER:
             inputs = [self._source(node.expr.type, e.chars.rate)]
         else:
             inputs = [self._place(c, est, qp) for c in node.children]
-        digest = nx.aot_digest(key)
+        digest = algebra.aot_digest(key)
         m = self._measure(digest, node.kind)
         d = Deployed(len(self.deployed), key, digest, node.kind, -1, e.cpu, e.chars.rate, m.cpu, m.rate, inputs, {qp.query})
         d.node = self._choose(d)

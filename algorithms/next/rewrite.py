@@ -22,11 +22,11 @@ import math
 import time
 from dataclasses import dataclass, field
 
-from cep import next_algebra as nx
+import cep.next_algebra as algebra
 from cep.errors import ConfigError, PatternError
 from cep.statistics import Statistics
 
-from algorithms.next import chain as dp
+import algorithms.next.chain as dp
 from algorithms.next.costs import expr_chars, query_cost
 from algorithms.next.exceptions import candidates, replace, subexpr
 from algorithms.next.union import find_optimal_union
@@ -54,8 +54,8 @@ class RewriteStep:
 @dataclass(frozen=True)
 class RewriteResult:
     planner: str
-    original: nx.NextPattern
-    rewritten: nx.NextPattern
+    original: algebra.NextPattern
+    rewritten: algebra.NextPattern
     cost_before: float
     cost_after: float
     plan_time_s: float
@@ -92,7 +92,7 @@ class NextRewriter:
     def get_params(self) -> dict:
         return {"dp": self.dp, "seed": self.seed}
 
-    def rewrite(self, pattern: nx.NextPattern, stats: Statistics) -> RewriteResult:
+    def rewrite(self, pattern: algebra.NextPattern, stats: Statistics) -> RewriteResult:
         if self.dp not in DP_VARIANTS:
             raise ConfigError(f"planner NEXT: dp must be one of {', '.join(DP_VARIANTS)}, got {self.dp!r}")
         stats.require_types(pattern.event_types)
@@ -116,12 +116,12 @@ class NextRewriter:
         a = state.pattern.with_expr(state.expr).analysis
         for path in _group_roots(state.expr):
             e = subexpr(state.expr, path)
-            if isinstance(e, nx.Union):
-                ops = nx.union_operands(e)
+            if isinstance(e, algebra.Union):
+                ops = algebra.union_operands(e)
                 new = find_optimal_union(ops, lambda o: expr_chars(o, state.stats, state.window).rate)
                 state.try_step("union", path, new)
             else:
-                ops = nx.chain_operands(e)
+                ops = algebra.chain_operands(e)
                 if len(ops) > 2:
                     rule = dp.skip_split_rule([(p, q) for _, p, q in a.chains[path].skip])
                     chars = [expr_chars(o, state.stats, state.window) for o in ops]
@@ -130,7 +130,7 @@ class NextRewriter:
 
 
 class _State:
-    def __init__(self, pattern: nx.NextPattern, stats: Statistics, cost: float) -> None:
+    def __init__(self, pattern: algebra.NextPattern, stats: Statistics, cost: float) -> None:
         self.pattern = pattern
         self.stats = stats
         self.expr = pattern.expr
@@ -138,9 +138,7 @@ class _State:
         self.window = float(pattern.window.size)
         self.steps: list[RewriteStep] = []
 
-    def try_step(self, kind: str, path: tuple, new: nx.Expr) -> bool:
-        from cep.parser import format_next_expr
-
+    def try_step(self, kind: str, path: tuple, new: algebra.Expr) -> bool:
         old = subexpr(self.expr, path)
         if new == old:
             return False
@@ -150,28 +148,28 @@ class _State:
         except PatternError:
             return False  # a predicate has no place in that grouping
         keep = cost < self.cost and not math.isclose(cost, self.cost, rel_tol=1e-12)
-        self.steps.append(RewriteStep(kind, format_next_expr(old), format_next_expr(new), self.cost, cost, keep))
+        self.steps.append(RewriteStep(kind, algebra.format_next_expr(old), algebra.format_next_expr(new), self.cost, cost, keep))
         if keep:
             self.expr, self.cost = candidate, cost
         return keep
 
 
-def _group_roots(e: nx.Expr, path: tuple = (), parent: type | None = None) -> list[tuple]:
+def _group_roots(e: algebra.Expr, path: tuple = (), parent: type | None = None) -> list[tuple]:
     """Paths of maximal union groups and chains, deepest first."""
     out = []
-    for i, c in enumerate(nx.children(e)):
+    for i, c in enumerate(algebra.children(e)):
         out.extend(_group_roots(c, path + (i,), type(e)))
-    if isinstance(e, (nx.Union, nx.Next)) and parent is not type(e):
+    if isinstance(e, (algebra.Union, algebra.Next)) and parent is not type(e):
         out.append(path)
     return out
 
 
-def _build(tree: dp.Tree, operands: list[nx.Expr]) -> nx.Expr:
+def _build(tree: dp.Tree, operands: list[algebra.Expr]) -> algebra.Expr:
     if isinstance(tree, int):
         return operands[tree]
-    return nx.Next(_build(tree[0], operands), _build(tree[1], operands))
+    return algebra.Next(_build(tree[0], operands), _build(tree[1], operands))
 
 
-def rewrite(pattern: nx.NextPattern, stats: Statistics, **params) -> RewriteResult:
+def rewrite(pattern: algebra.NextPattern, stats: Statistics, **params) -> RewriteResult:
     """:meth:`NextRewriter.rewrite` with the given parameters."""
     return NextRewriter(**params).rewrite(pattern, stats)

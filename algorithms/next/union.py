@@ -13,11 +13,11 @@ import heapq
 import itertools
 from typing import Callable, Sequence
 
-from cep import next_algebra as nx
+import cep.next_algebra as algebra
 
 
-def find_optimal_union(operands: Sequence[nx.Expr], rate: Callable[[nx.Expr], float],
-                       trace: list | None = None) -> nx.Expr:
+def find_optimal_union(operands: Sequence[algebra.Expr], rate: Callable[[algebra.Expr], float],
+                       trace: list | None = None) -> algebra.Expr:
     """``findOptimalUnion`` of Fig. 3 over ``operands`` (the result of ``extractUnionOperands``);
     ``trace``, if given, receives ``(left, right, new rate)`` for every join in order."""
     assert operands, "a union needs operands"
@@ -30,14 +30,14 @@ def find_optimal_union(operands: Sequence[nx.Expr], rate: Callable[[nx.Expr], fl
         new_rate = rl + rr
         if trace is not None:
             trace.append((left, right, new_rate))
-        heapq.heappush(q, (new_rate, next(counter), nx.Union(left, right)))
+        heapq.heappush(q, (new_rate, next(counter), algebra.Union(left, right)))
     return q[0][2]
 
 
-def union_tree_cost(e: nx.Expr, rate: Callable[[nx.Expr], float]) -> float:
+def union_tree_cost(e: algebra.Expr, rate: Callable[[algebra.Expr], float]) -> float:
     """``sum_i mu_s(E_i) d_T(E_i)`` over the operands of the union tree ``e``."""
-    def walk(x: nx.Expr, depth: int) -> float:
-        if isinstance(x, nx.Union):
+    def walk(x: algebra.Expr, depth: int) -> float:
+        if isinstance(x, algebra.Union):
             return walk(x.left, depth + 1) + walk(x.right, depth + 1)
         return rate(x) * depth
 

@@ -32,7 +32,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from cep import next_algebra as nx
+import cep.next_algebra as algebra
 from cep.conditions import Comparison, expression_divides, expression_source
 from cep.events import Event
 from cep.matches import Match
@@ -104,7 +104,7 @@ class Operator:
     n_inputs = 1
     eager = False  # stateless per item: run as soon as items arrive, ``step(t, edge, items)``
 
-    def __init__(self, node: nx.OpNode, order: tuple[str, ...], key: tuple) -> None:
+    def __init__(self, node: algebra.OpNode, order: tuple[str, ...], key: tuple) -> None:
         self.node = node
         self.order = order
         self.key = key
@@ -127,7 +127,7 @@ class Operator:
 
 
 class FilterOp(Operator):
-    kind = nx.FILTER
+    kind = algebra.FILTER
     eager = True
 
     def __init__(self, node, order, key):
@@ -140,7 +140,7 @@ class FilterOp(Operator):
 
 
 class UnionOp(Operator):
-    kind = nx.UNION
+    kind = algebra.UNION
     n_inputs = 2
     eager = True
 
@@ -160,7 +160,7 @@ class UnionOp(Operator):
 class NextOp(Operator):
     """``E1 ; E2``: instances wait for the immediate successor (complete-history order)."""
 
-    kind = nx.NEXT
+    kind = algebra.NEXT
     n_inputs = 2
 
     def __init__(self, node, order, key):
@@ -253,7 +253,7 @@ class NextOp(Operator):
 class IterationOp(Operator):
     """``E +{lo,hi}``: one run per start element, extended by each immediate successor."""
 
-    kind = nx.ITERATION
+    kind = algebra.ITERATION
 
     def __init__(self, node, order, key):
         super().__init__(node, order, key)
@@ -288,7 +288,7 @@ class IterationOp(Operator):
 class ExceptOp(Operator):
     """``E \\ F``: items of E get the latest start of an F result that ended before them as guard."""
 
-    kind = nx.EXCEPT
+    kind = algebra.EXCEPT
     n_inputs = 2
 
     def __init__(self, node, order, key, f_order: tuple[str, ...]):
@@ -328,7 +328,7 @@ class ExceptOp(Operator):
 class TimeOp(Operator):
     """``E @ s``: each item of E again at ``te + s``, with that timer point appended."""
 
-    kind = nx.TIME
+    kind = algebra.TIME
 
     def __init__(self, node, order, key):
         super().__init__(node, order, key)
@@ -401,7 +401,7 @@ class RunResult:
 class Engine:
     """Compiled operators of several NEXT patterns over one stream (see the module docstring)."""
 
-    def __init__(self, patterns: Sequence[nx.NextPattern], *, share: bool = True, collect: bool = True) -> None:
+    def __init__(self, patterns: Sequence[algebra.NextPattern], *, share: bool = True, collect: bool = True) -> None:
         self.ops: list[Operator] = []
         self.by_key: dict[tuple, Operator] = {}
         self.source_consumers: dict[str, list[tuple[Operator, int]]] = {}
@@ -411,7 +411,7 @@ class Engine:
         self.op_queries: dict[int, set[int]] = {}
         for qi, p in enumerate(patterns):
             root = p.operators
-            key, order = nx.aot(root)
+            key, order = algebra.aot(root)
             op = self._build(root, qi)
             q = QueryResult(p.name or f"Q{qi + 1}", order, op, collect=collect)
             if op is None:  # a bare source
@@ -420,31 +420,31 @@ class Engine:
                 op.sinks.append(q)
             self.queries.append(q)
 
-    def _build(self, node: nx.OpNode, qi: int) -> Operator | None:
+    def _build(self, node: algebra.OpNode, qi: int) -> Operator | None:
         """The operator of ``node`` (None for a bare source, whose items the engine makes)."""
-        if node.kind == nx.SOURCE:
+        if node.kind == algebra.SOURCE:
             return None
-        key, order = nx.aot(node)
+        key, order = algebra.aot(node)
         if self.share and key in self.by_key:
             op = self.by_key[key]
             self._mark(op, qi)
             return op
-        if node.kind == nx.FILTER:
+        if node.kind == algebra.FILTER:
             op: Operator = FilterOp(node, order, key)
-            inputs = [(nx.OpNode(nx.SOURCE, node.expr, (), node.variables), None)]
+            inputs = [(algebra.OpNode(algebra.SOURCE, node.expr, (), node.variables), None)]
         else:
             kids = list(node.children)
-            if node.kind == nx.UNION and nx.aot(kids[1])[0] < nx.aot(kids[0])[0]:
+            if node.kind == algebra.UNION and algebra.aot(kids[1])[0] < algebra.aot(kids[0])[0]:
                 kids = [kids[1], kids[0]]
             inputs = [(c, self._build(c, qi)) for c in kids]
-            if node.kind == nx.UNION:
-                op = UnionOp(node, order, key, (len(nx.aot(kids[0])[1]), len(nx.aot(kids[1])[1])))
-            elif node.kind == nx.NEXT:
+            if node.kind == algebra.UNION:
+                op = UnionOp(node, order, key, (len(algebra.aot(kids[0])[1]), len(algebra.aot(kids[1])[1])))
+            elif node.kind == algebra.NEXT:
                 op = NextOp(node, order, key)
-            elif node.kind == nx.ITERATION:
+            elif node.kind == algebra.ITERATION:
                 op = IterationOp(node, order, key)
-            elif node.kind == nx.EXCEPT:
-                op = ExceptOp(node, order, key, nx.aot(kids[1])[1])
+            elif node.kind == algebra.EXCEPT:
+                op = ExceptOp(node, order, key, algebra.aot(kids[1])[1])
             else:
                 op = TimeOp(node, order, key)
         for edge, (c, cop) in enumerate(inputs):
@@ -547,7 +547,7 @@ class Engine:
                         op_cpu[0] += spent
                 else:
                     out = op.step(t, inputs)
-                if op.kind is nx.TIME:
+                if op.kind is algebra.TIME:
                     for fire, item in op.later():
                         heappush(timers, (fire, seq, topo, [item]))
                         seq += 1
@@ -558,7 +558,7 @@ class Engine:
         elapsed = time.perf_counter() - start_wall
         stats = [
             OperatorStats(
-                nx.aot_digest(op.key), op.kind, op.cpu_ns / 1e9, op.calls, op.items_in, op.items_out,
+                algebra.aot_digest(op.key), op.kind, op.cpu_ns / 1e9, op.calls, op.items_in, op.items_out,
                 tuple(sorted(self.op_queries.get(op.topo, ()))),
             )
             for op in ops
@@ -568,7 +568,7 @@ class Engine:
                          max(0.0, (total_cpu - op_cpu_total) / 1e9), total_cpu / 1e9)
 
 
-def run_queries(patterns: Sequence[nx.NextPattern], stream: Sequence[Event], *, share: bool = True,
+def run_queries(patterns: Sequence[algebra.NextPattern], stream: Sequence[Event], *, share: bool = True,
                 collect: bool = True, measure: bool = True) -> RunResult:
     """Compile ``patterns`` (sharing equal operators when ``share``) and run them over ``stream``.
 
@@ -585,7 +585,7 @@ def run_queries(patterns: Sequence[nx.NextPattern], stream: Sequence[Event], *, 
             gc.enable()
 
 
-def detect(pattern: nx.NextPattern, stream: Sequence[Event]) -> list[Match]:
+def detect(pattern: algebra.NextPattern, stream: Sequence[Event]) -> list[Match]:
     """The composite events of one pattern, sorted (the engine's answer to the reference's)."""
     return sorted(run_queries([pattern], stream, measure=False).queries[0].matches)
 

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
-from cep import next_algebra as nx
+import cep.next_algebra as algebra
 from cep.events import Event
 from cep.matches import Match
 
@@ -47,12 +47,12 @@ class Item:
         return dict(self.binding)
 
 
-def reference_matches(pattern: nx.NextPattern, stream: Sequence[Event]) -> list[Match]:
+def reference_matches(pattern: algebra.NextPattern, stream: Sequence[Event]) -> list[Match]:
     """Every composite event of ``pattern`` on ``stream``, as :class:`cep.Match` values, sorted."""
     return sorted(Match.from_binding(it.as_dict()) for it in reference_items(pattern, stream))
 
 
-def reference_items(pattern: nx.NextPattern, stream: Sequence[Event]) -> list[Item]:
+def reference_items(pattern: algebra.NextPattern, stream: Sequence[Event]) -> list[Item]:
     ev = _Evaluator(pattern, stream)
     return [it for it in ev.items(()) if _is_result(it)]
 
@@ -67,7 +67,7 @@ def _holds(conds, binding: dict) -> bool:
 
 
 class _Evaluator:
-    def __init__(self, pattern: nx.NextPattern, stream: Sequence[Event]) -> None:
+    def __init__(self, pattern: algebra.NextPattern, stream: Sequence[Event]) -> None:
         self.p = pattern
         self.a = pattern.analysis
         self.w = float(pattern.window.size)
@@ -85,27 +85,27 @@ class _Evaluator:
     def _items(self, path: tuple) -> list[Item]:
         e = self.a.nodes[path]
         filters = self.a.filters.get(path, ())
-        if isinstance(e, nx.Source):
+        if isinstance(e, algebra.Source):
             return [
                 Item((x.ts,), ((e.var, x),))
                 for x in self.by_type.get(e.type, [])
                 if _holds(filters, {e.var: x})
             ]
-        if isinstance(e, nx.Union):
+        if isinstance(e, algebra.Union):
             return [it for q in _union_leaves(e, path) for it in self.items(q)]
-        if isinstance(e, nx.Next):
+        if isinstance(e, algebra.Next):
             return self._chain(self.a.chains[path])
-        if isinstance(e, nx.Iteration):
+        if isinstance(e, algebra.Iteration):
             return self._iteration(e, path)
-        if isinstance(e, nx.Except):
+        if isinstance(e, algebra.Except):
             return self._except(e, path)
-        assert isinstance(e, nx.Time)
+        assert isinstance(e, algebra.Time)
         return [
             Item(x.times + (x.te + e.seconds,), x.binding, x.failed, x.guard)
             for x in self.items(path + (0,))
         ]
 
-    def _chain(self, chain: nx.Chain) -> list[Item]:
+    def _chain(self, chain: algebra.Chain) -> list[Item]:
         operands = [self.items(o) for o in chain.operands]
         skip = {}
         for c, _, q in chain.skip:
@@ -138,7 +138,7 @@ class _Evaluator:
             extend(1, [x0], dict(x0.binding))
         return out
 
-    def _iteration(self, e: nx.Iteration, path: tuple) -> list[Item]:
+    def _iteration(self, e: algebra.Iteration, path: tuple) -> list[Item]:
         elems = sorted(self.items(path + (0,)), key=lambda it: it.key)
         var = e.child.var
         out: list[Item] = []
@@ -161,7 +161,7 @@ class _Evaluator:
             extend([x])
         return out
 
-    def _except(self, e: nx.Except, path: tuple) -> list[Item]:
+    def _except(self, e: algebra.Except, path: tuple) -> list[Item]:
         fails = [f for f in self.items(path + (1,)) if _is_result(f)]
         lam = self.a.lam.get(path, ())
         out = []
@@ -175,7 +175,7 @@ class _Evaluator:
         return out
 
 
-def _union_leaves(e: nx.Expr, path: tuple) -> list[tuple]:
-    if isinstance(e, nx.Union):
+def _union_leaves(e: algebra.Expr, path: tuple) -> list[tuple]:
+    if isinstance(e, algebra.Union):
         return _union_leaves(e.left, path + (0,)) + _union_leaves(e.right, path + (1,))
     return [path]

@@ -58,7 +58,7 @@ def main(args: argparse.Namespace) -> int:
     from algorithms.registry import planner_kind
     from cep.errors import ConfigError
     from cep.io_utils import atomic_open
-    from cep.parser import format_pattern
+    from cep.pattern import format_pattern
     from cep.statistics import Statistics
     from evaluators import DEFAULT_MAX_PARTIAL_MATCHES, evaluate, evaluator_names
     from experiments.commands.inputs import load_patterns

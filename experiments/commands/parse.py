@@ -10,7 +10,7 @@ import json
 
 from cep.dnf import to_dnf
 from cep.errors import PatternError
-from cep.parser import format_pattern
+from cep.pattern import format_pattern
 from experiments.commands.inputs import load_patterns
 
 HELP = "parse pattern text and print it normalized, with its DNF"

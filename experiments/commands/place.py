@@ -3,7 +3,9 @@
     python -m experiments place queries.txt --nodes 10 --strategy rewrite+reuse [--json]
 
 ``QUERIES_FILE`` holds NEXT patterns (``PATTERN S1 a ; (S2 b | S4 c) WITHIN 1 minutes``, several per
-file).  Every operator of the queries (and, for the ``rewrite+`` strategies, of their rewritten
+file), or patterns of ours that have an exact NEXT counterpart (``PATTERN OR(S2 b, S4 c) WITHIN 1
+minutes``, :func:`cep.next_mapping.to_next`); a pattern that has none is a one-line error naming the
+construct.  Every operator of the queries (and, for the ``rewrite+`` strategies, of their rewritten
 forms) is first run on the NEXT operator engine over ``--duration`` seconds of Poisson sources with
 the rates of ``--stats`` (default: NEXT's eight sources ``S1, S2, S4, ..., S128``) to measure its CPU
 and output rate, and the CPU of sending and receiving an event is measured; then the queries are
@@ -36,7 +38,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from algorithms.next.placement import DECIDE, STRATEGIES
 
     d = _defaults()
-    p.add_argument("queries_file", metavar="QUERIES_FILE", help="a file of NEXT patterns")
+    p.add_argument("queries_file", metavar="QUERIES_FILE",
+                   help="a file of NEXT patterns (or of ours that have an exact NEXT counterpart)")
     p.add_argument("--nodes", type=int, required=True, help="number of simulated operator nodes")
     p.add_argument("--strategy", required=True, choices=STRATEGIES, help="placement strategy (NEXT Section 4.4)")
     p.add_argument("--stats", help="statistics JSON with the sources' rates (default: S1, S2, S4, ..., S128 at 1..128 events/s)")
@@ -55,8 +58,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     from algorithms.next.capacity import simulate
     from algorithms.next.rewrite import rewrite
-    from cep.next_algebra import NextPattern
-    from cep.parser import format_pattern, parse_pattern_file
+    from cep.next_mapping import as_next_pattern
+    from cep.parser import parse_pattern_file
     from cep.statistics import Statistics
     from experiments.running.next_measure import measure
     from experiments.workloads.next import paper_statistics
@@ -65,11 +68,10 @@ def main(args: argparse.Namespace) -> int:
         raise ConfigError(f"--nodes must be at least 1, got {args.nodes}")
     if args.duration <= 0:
         raise ConfigError(f"--duration must be positive, got {args.duration}")
-    queries = parse_pattern_file(args.queries_file)
-    for q in queries:
-        if not isinstance(q, NextPattern):
-            raise PatternError(f"{args.queries_file}: {q.name or format_pattern(q)} is not a NEXT pattern "
-                               "(write it with ; | \\ + @)")
+    try:
+        queries = [as_next_pattern(q) for q in parse_pattern_file(args.queries_file)]
+    except PatternError as e:
+        raise PatternError(f"{args.queries_file}: {e}") from None
     stats = Statistics.load(args.stats) if args.stats else paper_statistics()
     for q in queries:
         stats.require_types(q.event_types)

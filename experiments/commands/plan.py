@@ -5,9 +5,11 @@
 
 ``--planner all`` prints every planner of the registry side by side, ``--planner A,B`` the named
 ones.  ``--planner NEXT`` rewrites a NEXT pattern (``PATTERN S1 a ; (S2 b | S4 c) WITHIN 1 minutes``,
-:mod:`cep.next_algebra`) and prints the rewritten pattern (text that parses) with its CPU cost (NEXT
-Table 1) before and after.  Statistics come from a JSON file (``--stats``, the form of
-:class:`cep.Statistics`) or are computed from events (``--dataset nasdaq|traffic|<path>``).  A
+:mod:`cep.next_algebra`, or one of ours that has an exact NEXT counterpart, such as ``PATTERN OR(S1 a,
+S2 b, S4 c) WITHIN 1 minutes``: :func:`cep.next_mapping.to_next`) and prints the rewritten pattern
+(text that parses) with its CPU cost (NEXT Table 1) before and after.  Statistics come from a JSON
+file (``--stats``, the form of :class:`cep.Statistics`) or are computed from events (``--dataset
+nasdaq|traffic|<path>``).  A
 condition whose variables have no selectivity in the file counts as 1.0 (no filtering); each such key
 is named on stderr.  With ``--json`` each planner's result is one JSON object per
 line with the keys planner, kind, plan (a list of variables for an order, nested two-element lists
@@ -66,7 +68,7 @@ def main(args: argparse.Namespace) -> int:
     from algorithms.planning import plan_pattern
     from algorithms.registry import PLANNERS, REWRITERS, get_planner, planner_names
     from cep.next_algebra import NextPattern
-    from cep.parser import format_pattern
+    from cep.pattern import format_pattern
     from experiments.commands.inputs import load_patterns
 
     if getattr(args, "patterns", None):
@@ -120,25 +122,27 @@ def _ms(seconds: float) -> str:
 
 
 def rewrite_main(args: argparse.Namespace) -> int:
-    """``--planner NEXT``: rewrite each NEXT pattern; print it before and after with its CPU cost."""
+    """``--planner NEXT``: rewrite each pattern -- written in NEXT's infix form, or in ours where it has
+    an exact NEXT counterpart (:func:`cep.next_mapping.to_next`) -- and print it before and after with
+    its CPU cost."""
     from algorithms.registry import get_rewriter
-    from cep.next_algebra import NextPattern
-    from cep.parser import format_pattern
+    from cep.next_mapping import as_next_pattern
     from experiments.commands.inputs import load_patterns
 
     rewriter = get_rewriter(args.planner, seed=args.seed, **parse_params(args.param))
-    patterns = load_patterns(args)
-    for p in patterns:
-        if not isinstance(p, NextPattern):
-            raise PlanError(f"planner {args.planner} rewrites NEXT patterns (written with ; | \\ + @), "
-                            f"not {format_pattern(p)}")
+    written = load_patterns(args)
+    patterns = [as_next_pattern(p) for p in written]
     stats = load_rates(args, patterns)
-    for p in patterns:
+    for w, p in zip(written, patterns):
         r = rewriter.rewrite(p, stats)
         if args.json:
             print(json.dumps(r.to_json()))
             continue
-        print(f"original:  {r.original}")
+        if w is not p:
+            print(f"written:   {w}")
+            print(f"as NEXT:   {p}")
+        else:
+            print(f"original:  {r.original}")
         print(f"rewritten: {r.rewritten}")
         print(f"CPU cost (events/s, NEXT Table 1): {r.cost_before:,.6g} -> {r.cost_after:,.6g}   "
               f"({_ms(r.plan_time_s)}, {sum(s.accepted for s in r.steps)} of {len(r.steps)} rewrites kept)")

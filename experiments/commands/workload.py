@@ -68,7 +68,7 @@ def _time_limit(args) -> float:
 
 
 def _print_plan(r, pats, out=None) -> None:
-    from cep.parser import format_pattern
+    from cep.pattern import format_pattern
 
     out = out or sys.stdout
     d = r.to_json()

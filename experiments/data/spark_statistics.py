@@ -18,11 +18,13 @@ are computed in one batched job:
 
 from __future__ import annotations
 
+import operator
+from functools import lru_cache
 from typing import Sequence
 
 import pandas as pd
 
-from cep.conditions import Attr, Comparison, Const, Neg
+from cep.conditions import ARITHMETIC_FUNCTIONS, COMPARISON_FUNCTIONS, Backend, Comparison, evaluate_comparison
 from cep.errors import StatisticsError
 from cep.events import EventStream
 from cep.pattern import Pattern, WindowKind
@@ -47,38 +49,24 @@ def stream_frame(stream: EventStream, attributes: Sequence[str]) -> pd.DataFrame
     return pd.DataFrame(data)
 
 
-def _column(expr, role_of):
+@lru_cache(maxsize=1)
+def _spark_backend() -> Backend:
+    """Spark columns: a division by zero is null (``try_divide``), and so is every comparison over it."""
     from pyspark.sql import functions as F
 
-    if isinstance(expr, Attr):
-        return F.col(f"{role_of(expr.var)}__{expr.name}")
-    if isinstance(expr, Const):
-        return F.lit(float(expr.value))
-    if isinstance(expr, Neg):
-        return -_column(expr.operand, role_of)
-    a, b = _column(expr.left, role_of), _column(expr.right, role_of)
-    if expr.op == "+":
-        return a + b
-    if expr.op == "-":
-        return a - b
-    if expr.op == "*":
-        return a * b
-    return F.try_divide(a, b)  # null on division by zero: the comparison becomes false below
+    return Backend(
+        const=lambda k: F.lit(float(k.value)),
+        neg=operator.neg,
+        arithmetic={**ARITHMETIC_FUNCTIONS, "/": F.try_divide},
+        comparison=COMPARISON_FUNCTIONS,
+    )
 
 
 def condition_column(c: Comparison, role_of):
     """A boolean Spark column for a comparison; null (division by zero) counts as false."""
     from pyspark.sql import functions as F
 
-    left, right = _column(c.left, role_of), _column(c.right, role_of)
-    cmp = {
-        "<": left < right,
-        "<=": left <= right,
-        ">": left > right,
-        ">=": left >= right,
-        "=": left == right,
-        "!=": left != right,
-    }[c.op]
+    cmp = evaluate_comparison(c, lambda a: F.col(f"{role_of(a.var)}__{a.name}"), _spark_backend())
     return F.coalesce(cmp, F.lit(False))
 
 

@@ -31,13 +31,14 @@ with this module exactly whenever no sampling happens):
 
 from __future__ import annotations
 
+import operator
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from cep.conditions import Attr, Comparison, Const, Neg, selectivity_key
+from cep.conditions import ARITHMETIC_FUNCTIONS, Backend, Comparison, evaluate_comparison, selectivity_key
 from cep.errors import StatisticsError
 from cep.events import EventStream
 from cep.pattern import Pattern, Window, WindowKind
@@ -148,36 +149,29 @@ class StreamColumns:
         return self._attr[k]
 
 
+_NUMPY_COMPARISON = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal, "=": np.equal, "!=": np.not_equal}
+
+
 def eval_numpy(c: Comparison, column) -> np.ndarray:
-    """Evaluate a comparison over aligned arrays; ``column(var, attr)`` returns an array."""
+    """Evaluate a comparison over aligned arrays; ``column(var, attr)`` returns an array.  A row
+    whose evaluation divides by zero is false (its quotient is computed as 0 and then ignored)."""
+    zero_divisors: list[np.ndarray] = []
 
-    bad = None
-
-    def ev(e):
-        nonlocal bad
-        if isinstance(e, Attr):
-            return column(e.var, e.name)
-        if isinstance(e, Const):
-            return np.float64(e.value)
-        if isinstance(e, Neg):
-            return -ev(e.operand)
-        a, b = ev(e.left), ev(e.right)
-        if e.op == "+":
-            return a + b
-        if e.op == "-":
-            return a - b
-        if e.op == "*":
-            return a * b
+    def divide(a, b):
         zero = np.asarray(b) == 0
-        bad = zero if bad is None else (bad | zero)
+        zero_divisors.append(zero)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(zero, 0.0, a / np.where(zero, 1.0, b))
 
-    left, right = ev(c.left), ev(c.right)
-    op = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal, "=": np.equal, "!=": np.not_equal}[c.op]
-    out = op(left, right)
-    if bad is not None:
-        out = out & ~bad
+    backend = Backend(
+        const=lambda k: np.float64(k.value),
+        neg=operator.neg,
+        arithmetic={**ARITHMETIC_FUNCTIONS, "/": divide},
+        comparison=_NUMPY_COMPARISON,
+    )
+    out = evaluate_comparison(c, lambda a: column(a.var, a.name), backend)
+    for zero in zero_divisors:
+        out = out & ~zero
     return np.asarray(out, dtype=bool)
 
 

@@ -72,6 +72,6 @@ def run(cfg: DictConfig, out_dir: Path) -> int:
 
 
 def _quote(t: str) -> str:
-    from cep.parser import format_type
+    from cep.pattern import format_type
 
     return format_type(t)

@@ -5,10 +5,14 @@ from __future__ import annotations
 import itertools
 import json
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from cep import Event, EventStream, Statistics, StatisticsError, parse_pattern
-from experiments.data.statistics import estimate_statistics, sample_pairs
+from cep import Attr, BinOp, Comparison, Const, Event, EventStream, Neg, Statistics, StatisticsError, parse_pattern
+from cep.conditions import COMPARISON_OPS
+from experiments.data.statistics import estimate_statistics, eval_numpy, sample_pairs
 from experiments.data.synthetic import generate_stream
 
 
@@ -66,8 +70,6 @@ def test_pair_selectivity_is_the_exact_fraction_of_window_pairs():
 
 
 def test_same_type_pairs_exclude_the_event_itself():
-    import numpy as np
-
     keys = np.array([0.0, 1.0, 1.0, 5.0])
     xi, yj, total = sample_pairs(keys, keys, 1.0, True, 1000, 0)
     pairs = set(zip(xi.tolist(), yj.tolist()))
@@ -138,3 +140,59 @@ def test_spark_sampling_is_bounded(spark):
     exact = estimate_statistics(s, [p]).selectivity(["a", "b"])
     sampled = compute_statistics_spark(s, [p], spark=spark, max_pairs=3000, seed=5, progress=False).selectivity(["a", "b"])
     assert sampled != exact and abs(sampled - exact) < 0.05
+
+
+# ---- one condition walker, three back ends (cep.conditions.evaluate_comparison) -----------------------
+# small integers, zero among them, so that divisions by zero happen
+ROWS = [{"a": {"x": float(ax), "y": float(ay)}, "b": {"x": float(bx), "y": float(by)}}
+        for ax, ay, bx, by in itertools.product((-1, 0, 2), (0, 3), (0, 1, -2), (2, 0))]
+LEAVES = st.one_of(
+    st.builds(Attr, st.sampled_from("ab"), st.sampled_from("xy")),
+    st.builds(Const, st.sampled_from((0.0, 1.0, -2.0, 0.5))),
+)
+EXPRESSIONS = st.recursive(
+    LEAVES, lambda sub: st.one_of(st.builds(Neg, sub), st.builds(BinOp, st.sampled_from("+-*/"), sub, sub)), max_leaves=6
+)
+SPARK_CONDITIONS = ["a.x / (b.x - 1) < 1", "(a.y - b.y) / (a.x - b.x) != 2", "-a.x + b.y * 2 >= a.y / b.x", "a.x = b.x",
+                    "a.x / 0 = 0", "-(a.x / (b.y - 2)) <= 0.5", "a.y / a.x > b.y / b.x", "(a.x - b.x) * (a.y / b.x) = 0"]
+
+
+def _condition(text: str) -> Comparison:
+    return parse_pattern(f"PATTERN SEQ(A a, B b) WHERE {text} WITHIN 1 s").conditions[0]
+
+
+def _numpy_truth(c: Comparison) -> list[bool]:
+    columns = {v: {a: np.array([r[v][a] for r in ROWS]) for a in ("x", "y")} for v in "ab"}
+    return np.broadcast_to(eval_numpy(c, lambda var, attr: columns[var][attr]), (len(ROWS),)).tolist()
+
+
+def _python_truth(c: Comparison) -> list[bool]:
+    return [c.evaluate({v: Event(v.upper(), 0.0, r[v]) for v in "ab"}) for r in ROWS]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.builds(Comparison, st.sampled_from(COMPARISON_OPS), EXPRESSIONS, EXPRESSIONS))
+def test_numpy_back_end_equals_the_python_back_end_row_by_row(c):
+    assert _numpy_truth(c) == _python_truth(c)
+
+
+def test_a_division_by_zero_makes_the_comparison_false():
+    c = _condition("a.x / b.x != 7")
+    expected = [r["b"]["x"] != 0 for r in ROWS]
+    assert _python_truth(c) == expected
+    assert _numpy_truth(c) == expected
+
+
+@pytest.mark.spark
+def test_spark_back_end_equals_the_numpy_back_end_row_by_row(spark):
+    import pandas as pd
+
+    from experiments.data.spark_statistics import condition_column
+
+    conditions = [_condition(t) for t in SPARK_CONDITIONS]
+    frame = pd.DataFrame({f"{v}__{a}": [r[v][a] for r in ROWS] for v in "ab" for a in ("x", "y")})
+    df = spark.createDataFrame(frame.assign(row=range(len(ROWS))))
+    columns = (condition_column(c, lambda v: v).alias(f"c{i}") for i, c in enumerate(conditions))
+    got = df.orderBy("row").select(*columns).collect()
+    for i, c in enumerate(conditions):
+        assert [r[f"c{i}"] for r in got] == _numpy_truth(c), str(c)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 from cep import Event, EventStream
 from cep.conditions import Attr, Comparison, Const
 from cep.errors import PatternError
-from cep.next_algebra import Except, Iteration, Next, NextPattern, Source, Time, Union, sources
-from cep.pattern import Window
+from cep.next_algebra import Except, Iteration, Next, NextPattern, Source, Time, Union, left_deep, sources
+from cep.next_mapping import to_pattern
+from cep.pattern import EventRef, Not, Op, Operator, Pattern, SeqOrder, Window
 
 TYPES = ("A", "B", "C", "D")
 
@@ -83,3 +85,83 @@ def random_stream(rng: random.Random, n: int, *, types=TYPES + ("E",), step: flo
             t += step * rng.randint(1, 3)
         events.append(Event(rng.choice(types), t, {"x": float(rng.randint(0, 9))}))
     return EventStream(events)
+
+
+def fragment_pattern(rng):
+    """A random pattern of the SEQ/OR/NOT fragment: a chain of sources and unions of sources with a
+    gap exception now and then, or a random pattern that maps."""
+    if rng.random() < 0.4:
+        names = Names()
+        ops = [random_expr(rng, rng.randint(1, 2), ops=("union",), names=names) for _ in range(rng.randint(2, 3))]
+        q = rng.randrange(1, len(ops))
+        ops[q] = Except(ops[q], names.source(rng))
+        return with_random_predicates(rng, left_deep(ops), window=8.0)
+    for _ in range(200):
+        p = random_pattern(rng, rng.randint(2, 4), ops=("next", "union", "except"), window=8.0)
+        try:
+            to_pattern(p)
+            return p
+        except PatternError:
+            continue
+    raise AssertionError("no fragment pattern drawn")
+
+
+def with_random_predicates(rng, expr, n=2, window=6.0):
+    """``expr`` as a pattern with up to ``n`` random two-variable predicates, each skip or fail."""
+    p = NextPattern(expr, window=Window.seconds(window))
+    for _ in range(n):
+        a, b = rng.sample(p.variables, 2)
+        c = Comparison("<", Attr(a, "x"), Attr(b, "x"))
+        skip = rng.random() < 0.5
+        try:
+            p = NextPattern(expr, p.conditions + (() if skip else (c,)), p.filters + ((c,) if skip else ()), p.window)
+        except PatternError:
+            continue
+    return p
+
+
+def random_our_pattern(rng: random.Random, *, window: float = 6.0) -> Pattern:
+    """A random pattern of our language around the part that maps to NEXT (cep.next_mapping.to_next):
+    an OR of SEQs whose elements are events or ORs of events, with NOTs in the gaps -- mostly a
+    successor NOT per event, now and then an exception NOT or none -- and random conditions on events
+    and NOTs, some of which NEXT cannot express."""
+    counter = itertools.count(1)
+
+    def ref(t: str) -> EventRef:
+        return EventRef(t, f"v{next(counter)}")
+
+    def x(r: EventRef) -> Attr:
+        return Attr(r.var, "x")
+
+    parts, conds = [], []
+    for _ in range(rng.choice([1, 1, 2])):
+        elements, bound = [], []
+        for q in range(rng.randint(1, 3)):
+            branches = [ref(rng.choice(TYPES)) for _ in range(rng.choice([1, 1, 2]))]
+            for b in branches if q else ():
+                if rng.random() < 0.9:
+                    n = ref(b.type)
+                    elements.append(Not(n))
+                    r = rng.random()
+                    if r < 0.3:  # a skip predicate: on the NOT and on its event
+                        op, k = rng.choice(["<", ">"]), Const(rng.choice([3.0, 5.0]))
+                        conds += [Comparison(op, x(n), k), Comparison(op, x(b), k)]
+                    elif r < 0.45:  # ... relating it to an earlier event
+                        e = rng.choice(bound)
+                        conds += [Comparison("<", x(n), x(e)), Comparison("<", x(b), x(e))]
+                    elif r < 0.5:  # a condition of the NOT only: not a successor NOT
+                        conds.append(Comparison(">", x(n), Const(4.0)))
+            if q and rng.random() < 0.25:
+                f = ref(rng.choice(TYPES))
+                elements.append(Not(f))
+                if rng.random() < 0.5:
+                    conds.append(Comparison("<", x(f), x(rng.choice(branches + bound))))
+            if rng.random() < 0.3:  # a fail predicate
+                conds.append(Comparison(">", x(branches[0]), Const(rng.choice([2.0, 6.0]))))
+            if bound and rng.random() < 0.3:
+                conds.append(Comparison("<=", x(rng.choice(bound)), x(branches[-1])))
+            elements.append(branches[0] if len(branches) == 1 else Operator(Op.OR, tuple(branches)))
+            bound += branches
+        parts.append(Operator(Op.SEQ, tuple(elements)))
+    structure = parts[0] if len(parts) == 1 else Operator(Op.OR, tuple(parts))
+    return Pattern(structure, tuple(conds), Window.seconds(window), seq_order=SeqOrder.STRICT)

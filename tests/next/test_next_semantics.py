@@ -7,14 +7,12 @@ from __future__ import annotations
 import random
 
 import pytest
-from next_cases import Names, random_expr, random_pattern, random_stream
+from next_cases import Names, fragment_pattern, random_expr, random_pattern, random_stream, with_random_predicates
 
 from algorithms.next.chain import all_trees, skip_split_rule
 from cep import Match, parse_pattern
 from cep.errors import PatternError
-from cep.conditions import Attr, Comparison
-from cep.next_algebra import Except, Next, NextPattern, left_deep, operator_count
-from cep.pattern import Window
+from cep.next_algebra import Next, left_deep, operator_count
 from cep.next_mapping import to_pattern
 from evaluators.brute_force import brute_force_matches
 from evaluators.next.engine import detect, run_queries
@@ -33,25 +31,6 @@ def test_engine_detects_exactly_the_reference_composite_events(seed):
     p = random_pattern(rng, rng.randint(1, 5), window=12.0)
     stream = random_stream(rng, 70)
     assert detect(p, stream) == reference_matches(p, stream), str(p)
-
-
-def fragment_pattern(rng):
-    """A random pattern of the SEQ/OR/NOT fragment: a chain of sources and unions of sources with a
-    gap exception now and then, or a random pattern that maps."""
-    if rng.random() < 0.4:
-        names = Names()
-        ops = [random_expr(rng, rng.randint(1, 2), ops=("union",), names=names) for _ in range(rng.randint(2, 3))]
-        q = rng.randrange(1, len(ops))
-        ops[q] = Except(ops[q], names.source(rng))
-        return with_random_predicates(rng, left_deep(ops), window=8.0)
-    for _ in range(200):
-        p = random_pattern(rng, rng.randint(2, 4), ops=("next", "union", "except"), window=8.0)
-        try:
-            to_pattern(p)
-            return p
-        except PatternError:
-            continue
-    raise AssertionError("no fragment pattern drawn")
 
 
 @pytest.mark.parametrize("seed", range(80))
@@ -97,20 +76,6 @@ def test_next_is_not_our_skip_till_next_match_two_first_events_share_one_success
     assert [m.as_dict() for m in detect(nxt, s)] == [{"a": [0], "b": [2]}, {"a": [1], "b": [2]}]
     consume = parse_pattern("PATTERN SEQ(A a, B b) WITHIN 10 seconds STRATEGY skip-till-next-match")
     assert [m.as_dict() for m in brute_force_matches(consume, s)] == [{"a": [0], "b": [2]}, {"a": [1], "b": [3]}]
-
-
-def with_random_predicates(rng, expr, n=2, window=6.0):
-    """``expr`` as a pattern with up to ``n`` random two-variable predicates, each skip or fail."""
-    p = NextPattern(expr, window=Window.seconds(window))
-    for _ in range(n):
-        a, b = rng.sample(p.variables, 2)
-        c = Comparison("<", Attr(a, "x"), Attr(b, "x"))
-        skip = rng.random() < 0.5
-        try:
-            p = NextPattern(expr, p.conditions + (() if skip else (c,)), p.filters + ((c,) if skip else ()), p.window)
-        except PatternError:
-            continue
-    return p
 
 
 @pytest.mark.parametrize("seed", range(40))

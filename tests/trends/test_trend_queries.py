@@ -7,7 +7,8 @@ from fractions import Fraction
 import pytest
 
 from cep.errors import PatternError, PatternSyntaxError
-from cep.parser import format_pattern, parse_pattern, parse_patterns
+from cep.parser import parse_pattern, parse_patterns
+from cep.pattern import format_pattern
 from cep.trends import TrendQuery, pane_size
 
 FIGURE_1 = """
