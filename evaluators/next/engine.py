@@ -22,7 +22,6 @@ apart (``dispatch_cpu_s``).  This is what NEXT's CPU capacity model consumes
 
 from __future__ import annotations
 
-import gc
 import heapq
 import math
 import pickle
@@ -36,6 +35,7 @@ from cep import next_algebra as nx
 from cep.conditions import Comparison, expression_divides, expression_source
 from cep.events import Event
 from cep.matches import Match
+from evaluators.timing import no_cyclic_gc
 
 NEG_INF = -math.inf
 _clock = time.thread_time_ns
@@ -572,17 +572,12 @@ def run_queries(patterns: Sequence[nx.NextPattern], stream: Sequence[Event], *, 
                 collect: bool = True, measure: bool = True) -> RunResult:
     """Compile ``patterns`` (sharing equal operators when ``share``) and run them over ``stream``.
 
-    The cyclic garbage collector is paused during the run (the engine builds no reference cycles;
-    its periodic scans of the many live tuples would be charged to whichever operator triggered
-    them, as :mod:`evaluators.engine` found for the JQPG evaluators)."""
+    The cyclic garbage collector is paused during the run (:func:`evaluators.timing.no_cyclic_gc`:
+    the engine builds no reference cycles, and the collector's periodic scans of the many live
+    tuples would be charged to whichever operator triggered them)."""
     engine = Engine(patterns, share=share, collect=collect)
-    was = gc.isenabled()
-    gc.disable()
-    try:
+    with no_cyclic_gc():
         return engine.run(stream, measure=measure)
-    finally:
-        if was:
-            gc.enable()
 
 
 def detect(pattern: nx.NextPattern, stream: Sequence[Event]) -> list[Match]:
