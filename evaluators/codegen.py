@@ -35,9 +35,10 @@ The runtime (:mod:`evaluators.runtime`) orders, selects and reports what the loo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from cep.conditions import Comparison, expression_divides, expression_source
+from cep.conditions import Attr, Comparison, comparison_source, expression_divides
 from cep.pattern import SeqOrder, Strategy, WindowKind
 
 from evaluators.join_plan import JoinNode, JoinPlan
@@ -661,16 +662,15 @@ def _report_source(clause_gens: list["_ClauseGen"]) -> str:
 
 def _cond_source(c: Comparison, ref: dict[str, str], names: _Names) -> str:
     """Inline source of a comparison over event indices ``ref[var]``; conditions that divide go
-    through a helper that turns a division by zero into False (as ``Comparison.compile`` does)."""
-    ops = {"=": "==", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "!=": "!="}
-    body = f"({_expr(c.left, ref, names)} {ops[c.op]} {_expr(c.right, ref, names)})"
+    through a helper that turns a division by zero into False (as :meth:`cep.conditions.Comparison.evaluate` does)."""
+    body = comparison_source(c, _columns(ref, names))
     if not expression_divides(c.left) and not expression_divides(c.right):
         return body
     vs = sorted(c.variables)
     fn = f"C{names.n_helpers}"
     names.n_helpers += 1
     params = {v: f"p{i}" for i, v in enumerate(vs)}
-    inner = f"({_expr(c.left, params, names)} {ops[c.op]} {_expr(c.right, params, names)})"
+    inner = comparison_source(c, _columns(params, names))
     names.helpers.append(
         f"def {fn}({', '.join(params[v] for v in vs)}):\n    try:\n        return {inner}\n"
         f"    except ZeroDivisionError:\n        return False\n"
@@ -678,7 +678,9 @@ def _cond_source(c: Comparison, ref: dict[str, str], names: _Names) -> str:
     return f"{fn}({', '.join(ref[v] for v in vs)})"
 
 
-def _expr(e, ref: dict[str, str], names: _Names) -> str:
-    return expression_source(e, lambda a: f"{names.attr(a.name)}[{ref[a.var]}]")
+def _columns(ref: dict[str, str], names: _Names) -> Callable[[Attr], str]:
+    """``render_attr`` of :func:`cep.conditions.comparison_source` for the generated code: attribute
+    ``v.a`` is the column of ``a`` at the event index ``ref[v]``."""
+    return lambda a: f"{names.attr(a.name)}[{ref[a.var]}]"
 
 

@@ -70,7 +70,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import ClassVar, Sequence
 
-from cep.conditions import expression_divides, expression_source
+from cep.conditions import comparison_source, expression_divides
 from cep.errors import PartialMatchLimitError, PlanError, WorkLimitError
 from cep.events import Event
 from cep.global_plans import GlobalPlan, SharedNode
@@ -232,8 +232,7 @@ def _compile_join(node: SharedNode, span: float, seq_strict: bool, side: int) ->
                 return f"AT[{name}][{at.name!r}]"
             return attr(i, at.name)
 
-        body = (f"({expression_source(c.left, render)} {'==' if c.op == '=' else c.op} "
-                f"{expression_source(c.right, render)})")
+        body = comparison_source(c, render)
         if loops:
             body = "all(" + body + "".join(f" for {n} in {s}" for n, s in loops) + ")"
         if expression_divides(c.left) or expression_divides(c.right):
@@ -285,7 +284,7 @@ def _cond_source(cond, slot_of, kleene_of) -> str:
             return f"AT[{name}][{a.name!r}]"
         return f"AT[{src}][{a.name!r}]"
 
-    body = f"({expression_source(cond.left, render)} {'==' if cond.op == '=' else cond.op} {expression_source(cond.right, render)})"
+    body = comparison_source(cond, render)
     if loops:
         body = "all(" + body + "".join(f" for {n} in {s}" for n, s in loops) + ")"
     return body

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from cep import next_algebra as nx
-from cep.conditions import Comparison, expression_divides, expression_source
+from cep.conditions import Comparison, comparison_source, expression_divides
 from cep.events import Event
 from cep.matches import Match
 from evaluators.timing import no_cyclic_gc
@@ -55,15 +55,11 @@ def _key(times: tuple) -> tuple:
     return tuple(reversed(times)) + (math.inf,)
 
 
-_PY_OP = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "=": "==", "!=": "!="}
-
-
 def _condition_function(c: Comparison, args: tuple[str, ...]) -> Callable[..., bool]:
     """``f(*events)`` for one comparison, one event per variable of ``args`` (a division by zero
-    makes it false), generated from the condition's expressions (:func:`cep.conditions.expression_source`)."""
+    makes it false), generated from the condition (:func:`cep.conditions.comparison_source`)."""
     names = {v: f"_v{i}" for i, v in enumerate(args)}
-    side = lambda e: expression_source(e, lambda a: f"{names[a.var]}.attrs[{a.name!r}]")  # noqa: E731
-    body = f"({side(c.left)} {_PY_OP[c.op]} {side(c.right)})"
+    body = comparison_source(c, lambda a: f"{names[a.var]}.attrs[{a.name!r}]")
     src = f"def _cond({', '.join(names[v] for v in args)}):\n"
     if expression_divides(c.left) or expression_divides(c.right):
         src += f"    try:\n        return {body}\n    except ZeroDivisionError:\n        return False\n"
