@@ -184,6 +184,11 @@ class CompiledQuery:
         hi = sp // self.sigma
         return range(lo, hi + 1)
 
+    def empty_slots(self) -> list:
+        """Per pane slot (start pane mod L), the aggregate state of no trend: 0 for a COUNT(*)-only
+        query, None otherwise."""
+        return [0] * self.L if self.agg.count_only else [None] * self.L
+
     def pred_elements(self, i: int) -> list[int]:
         """pt(E, q) (Section 3.1) as element indices: the previous element, and itself if Kleene."""
         out = [i - 1] if i > 0 else []
