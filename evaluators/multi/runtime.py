@@ -163,86 +163,14 @@ def _strict(n: SharedNode) -> bool:
 def _compile_join(node: SharedNode, span: float, seq_strict: bool, side: int) -> str:
     """``join_<id>_<side>(x, items)``: the parent instances of a new instance ``x`` of the child on
     ``side`` (0 left, 1 right) with every sibling instance in ``items`` -- the new instance's slots
-    and attributes read once, the checks inlined in one loop."""
-    nl = node.left.size
-    kinds = node.slot_kleene
-    types = node.slot_types
-    xs_range = range(0, nl) if side == 0 else range(nl, node.size)
-
-    def is_x(i: int) -> bool:
-        return i in xs_range
-
-    def local(i: int) -> int:
-        return i if i < nl else i - nl
-
-    head = [f"def join_{node.id}_{side}(x, items):", "    out = []; app = out.append", "    x0 = x[0]; x1 = x[1]; xt = x[2:]"]
-    hoisted: dict[str, str] = {}
-
-    def val(i: int) -> str:
-        if is_x(i):
-            name = f"xs{i}"
-            if name not in hoisted:
-                hoisted[name] = f"x[{local(i) + 2}]"
-            return name
-        return f"y[{local(i) + 2}]"
-
-    def attr(i: int, a: str) -> str:
-        if is_x(i) and not kinds[i]:
-            name = f"xa{i}_{abs(hash(a)) % 10**8}"
-            if name not in hoisted:
-                hoisted[name] = f"AT[{val(i)}][{a!r}]"
-            return name
-        return f"AT[{val(i)}][{a!r}]"
-
-    checks: list[str] = []
-    for i in range(nl):
-        for j in range(nl, node.size):
-            if types[i] != types[j]:
-                continue
-            a, b = val(i), val(j)
-            if kinds[i] and kinds[j]:
-                checks.append(f"set({a}).isdisjoint({b})")
-            elif kinds[i]:
-                checks.append(f"{b} not in {a}")
-            elif kinds[j]:
-                checks.append(f"{a} not in {b}")
-            else:
-                checks.append(f"{a} != {b}")
-    op = "<" if seq_strict else "<="
-    for u, v in node.pairs:
-        last = f"{val(u)}[-1]" if kinds[u] else val(u)
-        first = f"{val(v)}[0]" if kinds[v] else val(v)
-        if is_x(u) and not kinds[u]:
-            hoisted.setdefault(f"xt{u}", f"TS[{val(u)}]")
-            last_ts = f"xt{u}"
-        else:
-            last_ts = f"TS[{last}]"
-        if is_x(v) and not kinds[v]:
-            hoisted.setdefault(f"xt{v}", f"TS[{val(v)}]")
-            first_ts = f"xt{v}"
-        else:
-            first_ts = f"TS[{first}]"
-        checks.append(f"{last_ts} {op} {first_ts}")
+    and attributes read once, the checks inlined in one loop; a condition that divides is false
+    where it divides by zero."""
+    js = _JoinSource(node, side)
+    checks = js.distinct_checks() + js.order_checks(seq_strict)
     guarded: list[str] = []
     for c in node.conds:
-        loops: list[tuple[str, str]] = []
-
-        def render(at, loops=loops):
-            i = int(at.var[1:])
-            if kinds[i]:
-                name = f"_k{i}"
-                if name not in [n for n, _ in loops]:
-                    loops.append((name, val(i)))
-                return f"AT[{name}][{at.name!r}]"
-            return attr(i, at.name)
-
-        body = comparison_source(c, render)
-        if loops:
-            body = "all(" + body + "".join(f" for {n} in {s}" for n, s in loops) + ")"
-        if expression_divides(c.left) or expression_divides(c.right):
-            guarded.append(body)
-        else:
-            checks.append(body)
+        (guarded if expression_divides(c.left) or expression_divides(c.right) else checks).append(js.condition(c))
+    head = [f"def join_{node.id}_{side}(x, items):", "    out = []; app = out.append", "    x0 = x[0]; x1 = x[1]; xt = x[2:]"]
     body = ["    for y in items:",
             "        y0 = y[0]; y1 = y[1]",
             "        mn = x0 if x0 < y0 else y0; mx = x1 if x1 > y1 else y1",
@@ -254,7 +182,94 @@ def _compile_join(node: SharedNode, span: float, seq_strict: bool, side: int) ->
                  "        if not ok: continue"]
     body.append("        app((mn, mx) + xt + y[2:])" if side == 0 else "        app((mn, mx) + y[2:] + xt)")
     body.append("    return out")
-    return "\n".join(head + [f"    {k} = {v}" for k, v in hoisted.items()] + body)
+    return "\n".join(head + [f"    {k} = {v}" for k, v in js.hoisted.items()] + body)
+
+
+class _JoinSource:
+    """The expressions of a join function (:func:`_compile_join`) over the node's slots: a slot of
+    the new instance ``x`` (and, unless Kleene, its attributes and timestamp) is read once before the
+    loop into a name of ``hoisted``; a slot of the sibling instance ``y`` is read in the loop."""
+
+    def __init__(self, node: SharedNode, side: int) -> None:
+        self.node = node
+        self.nl = node.left.size
+        self.kinds = node.slot_kleene
+        self.xs = range(0, self.nl) if side == 0 else range(self.nl, node.size)
+        self.hoisted: dict[str, str] = {}
+
+    def val(self, i: int) -> str:
+        """Slot ``i``: an event index, or a tuple of them for a Kleene slot."""
+        local = i if i < self.nl else i - self.nl
+        if i in self.xs:
+            name = f"xs{i}"
+            if name not in self.hoisted:
+                self.hoisted[name] = f"x[{local + 2}]"
+            return name
+        return f"y[{local + 2}]"
+
+    def attr(self, i: int, a: str) -> str:
+        """Attribute ``a`` of the event in (non-Kleene) slot ``i``."""
+        if i in self.xs and not self.kinds[i]:
+            name = f"xa{i}_{abs(hash(a)) % 10**8}"
+            if name not in self.hoisted:
+                self.hoisted[name] = f"AT[{self.val(i)}][{a!r}]"
+            return name
+        return f"AT[{self.val(i)}][{a!r}]"
+
+    def distinct_checks(self) -> list[str]:
+        """One event fills one variable: slots of the same type on the two sides hold different events."""
+        kinds, types = self.kinds, self.node.slot_types
+        out = []
+        for i in range(self.nl):
+            for j in range(self.nl, self.node.size):
+                if types[i] != types[j]:
+                    continue
+                a, b = self.val(i), self.val(j)
+                if kinds[i] and kinds[j]:
+                    out.append(f"set({a}).isdisjoint({b})")
+                elif kinds[i]:
+                    out.append(f"{b} not in {a}")
+                elif kinds[j]:
+                    out.append(f"{a} not in {b}")
+                else:
+                    out.append(f"{a} != {b}")
+        return out
+
+    def order_checks(self, seq_strict: bool) -> list[str]:
+        """The node's SEQ pairs ``(u, v)``: the last event of slot ``u`` before the first of ``v``."""
+        kinds = self.kinds
+        op = "<" if seq_strict else "<="
+        out = []
+        for u, v in self.node.pairs:
+            last = f"{self.val(u)}[-1]" if kinds[u] else self.val(u)
+            first = f"{self.val(v)}[0]" if kinds[v] else self.val(v)
+            out.append(f"{self._ts(u, last)} {op} {self._ts(v, first)}")
+        return out
+
+    def _ts(self, i: int, event: str) -> str:
+        """The timestamp of ``event`` of slot ``i`` (hoisted for a non-Kleene slot of ``x``)."""
+        if i in self.xs and not self.kinds[i]:
+            self.hoisted.setdefault(f"xt{i}", f"TS[{self.val(i)}]")
+            return f"xt{i}"
+        return f"TS[{event}]"
+
+    def condition(self, c) -> str:
+        """A condition placed on the node; over a Kleene slot it holds for every element."""
+        loops: list[tuple[str, str]] = []
+
+        def render(at):
+            i = int(at.var[1:])
+            if self.kinds[i]:
+                name = f"_k{i}"
+                if name not in [n for n, _ in loops]:
+                    loops.append((name, self.val(i)))
+                return f"AT[{name}][{at.name!r}]"
+            return self.attr(i, at.name)
+
+        body = comparison_source(c, render)
+        if loops:
+            body = "all(" + body + "".join(f" for {n} in {s}" for n, s in loops) + ")"
+        return body
 
 
 def _compile_filter(node: SharedNode, span: float, seq_strict: bool) -> str:
