@@ -174,7 +174,7 @@ def compile_program(plans: list[JoinPlan], *, kind: str, meter: bool = False) ->
     )
 
 
-def _define(text: str, filename: str, name: str):
+def _define(text: str, filename: str, name: str) -> Callable:
     """Compile generated source and return the function ``name`` it defines."""
     ns: dict = {}
     exec(compile(text, filename, "exec"), ns)  # noqa: S102 - generated from our own plan
