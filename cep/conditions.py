@@ -103,6 +103,17 @@ def expression_source(expr: Expr, render_attr: Callable[[Attr], str]) -> str:
     return f"({expression_source(expr.left, render_attr)} {expr.op} {expression_source(expr.right, render_attr)})"
 
 
+#: the Python operator of each comparison operator (the pattern language's ``=`` is ``==``)
+PYTHON_COMPARISON_OPS = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "=": "==", "!=": "!="}
+
+
+def comparison_source(c: Comparison, render_attr: Callable[[Attr], str]) -> str:
+    """Python source of a comparison, ``(left op right)``, its sides written by
+    :func:`expression_source` with ``render_attr``."""
+    return (f"({expression_source(c.left, render_attr)} {PYTHON_COMPARISON_OPS[c.op]} "
+            f"{expression_source(c.right, render_attr)})")
+
+
 def expression_divides(expr: Expr) -> bool:
     """Whether evaluating ``expr`` may divide (a division by zero makes its comparison false)."""
     if isinstance(expr, BinOp):

@@ -35,9 +35,10 @@ The runtime (:mod:`evaluators.runtime`) orders, selects and reports what the loo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from cep.conditions import Comparison, expression_divides, expression_source
+from cep.conditions import Attr, Comparison, comparison_source, expression_divides
 from cep.pattern import SeqOrder, Strategy, WindowKind
 
 from evaluators.join_plan import JoinNode, JoinPlan
@@ -60,6 +61,9 @@ class ListSpec:
 
 @dataclass
 class ClauseInfo:
+    """What the runtime needs of one clause: its positive variables (the slots of its matches, with
+    which are Kleene) and the name of its list of parked matches if it has negated variables."""
+
     index: int
     positive: tuple[str, ...]
     kleene: tuple[bool, ...]
@@ -69,6 +73,9 @@ class ClauseInfo:
 
 @dataclass
 class Program:
+    """A compiled pattern: the generated ``run(rt)`` (and its source), the report functions, and what
+    :mod:`evaluators.runtime` needs to prepare the columns and lists the generated code reads."""
+
     source: str
     run: object
     type_names: tuple[str, ...]  # pattern type code -> type name
@@ -88,6 +95,8 @@ class Program:
 
 
 class _Src:
+    """Lines of generated source at a current indentation depth: ``src(line)`` appends one."""
+
     def __init__(self) -> None:
         self.lines: list[str] = []
         self.depth = 0
@@ -138,16 +147,55 @@ def compile_program(plans: list[JoinPlan], *, kind: str, meter: bool = False) ->
     :data:`BUFFERED_EVENT_BYTES` and :func:`node_entry_bytes`) -- for an untimed memory run."""
     sp0 = plans[0].sp
     names = _Names(meter)
+    type_names = _type_names(plans)
+    lists: list[ListSpec] = []
+    clause_gens = [_ClauseGen(jp, names, lists) for jp in plans]
+    position_span = _position_span(plans)
+    blocks = _event_blocks(clause_gens, type_names)  # first: it names the columns and helpers run binds
+    text = _run_source(blocks, clause_gens, names, lists, position_span)
+    report_text = _report_source(clause_gens)
+    return Program(
+        report_source=report_text,
+        make_report=_define(report_text, f"<report functions for {sp0.name}>", "make_report"),
+        source=text,
+        run=_define(text, f"<{kind} evaluator for {sp0.name}>", "run"),
+        type_names=tuple(type_names),
+        attributes=tuple(names.attrs),
+        lists=lists,
+        clauses=[cg.info for cg in clause_gens],
+        window_kind=sp0.window.kind,
+        span_limit=float(sp0.window.span_limit),
+        position_span=position_span,
+        strategy=sp0.strategy,
+        partition_attribute=sp0.partition_attribute,
+        kind=kind,
+        plans=list(plans),
+        meter=meter,
+    )
+
+
+def _define(text: str, filename: str, name: str) -> Callable:
+    """Compile generated source and return the function ``name`` it defines."""
+    ns: dict = {}
+    exec(compile(text, filename, "exec"), ns)  # noqa: S102 - generated from our own plan
+    return ns[name]
+
+
+def _type_names(plans: list[JoinPlan]) -> list[str]:
+    """The event types of the clauses in order of first mention: a type's code in the generated
+    code is its index here."""
     type_names: list[str] = []
     for jp in plans:
         for v in jp.sp.variables:
             if v.type not in type_names:
                 type_names.append(v.type)
-    lists: list[ListSpec] = []
-    clause_gens = [_ClauseGen(jp, names, lists) for jp in plans]
-    position_span = _position_span(plans)
+    return type_names
 
-    # the per-event blocks, grouped by event type
+
+def _event_blocks(clause_gens: list["_ClauseGen"], type_names: list[str]) -> _Src:
+    """The per-event dispatch: for each event type code ``c`` one block, in which every negated
+    variable of the type buffers the event (and kills parked matches) before every positive variable
+    of the type runs its join path up to the root."""
     blocks = _Src()
     blocks.depth = 2
     for code, tname in enumerate(type_names):
@@ -165,12 +213,40 @@ def compile_program(plans: list[JoinPlan], *, kind: str, meter: bool = False) ->
         if len(blocks.lines) == start:
             blocks("pass")
         blocks.dedent()
+    return blocks
 
+
+def _run_source(blocks: _Src, clause_gens: list["_ClauseGen"], names: _Names, lists: list[ListSpec],
+                position_span: int | None) -> str:
+    """``def run(rt)``: the runtime's state bound to locals, the loop over the events (window
+    frontier, release of parked matches, the event's block, bookkeeping), the state stored back."""
+    meter = names.meter
     src = _Src()
     src("def run(rt):")
     src.indent()
-    src("TS = rt.TS; KEY = rt.KEY; T = rt.T; P = rt.P; cnt = rt.cnt; cntb = rt.cntb; B = rt.B")
+    _bind_state(src, clause_gens, names, lists)
+    src("for j in range(rt.n):")
+    src.indent()
+    src("t0 = perf()")
+    _advance_frontier(src, meter, position_span)
+    if any(cg.info.pending for cg in clause_gens):
+        _release_parked(src, meter)
+    src("c = T[j]")
+    src.lines.extend(blocks.lines)
+    _bookkeeping(src, meter)
+    src.dedent()
+    src("rt.live = live; rt.buf = buf; rt.peak = peak; rt.peakb = peakb; rt.peaks = peaks; rt.tot = tot")
+    src("rt.fp = fp; rt.npend = npend; rt.relT = relT; rt.work = work")
     if meter:
+        src("rt.peakbytes = peakbytes")
+    return src.text()
+
+
+def _bind_state(src: _Src, clause_gens: list["_ClauseGen"], names: _Names, lists: list[ListSpec]) -> None:
+    """The runtime's columns, lists, counters and callbacks as locals of ``run`` (a local is the
+    cheapest lookup), then the helper functions, defined inside ``run`` to share them."""
+    src("TS = rt.TS; KEY = rt.KEY; T = rt.T; P = rt.P; cnt = rt.cnt; cntb = rt.cntb; B = rt.B")
+    if names.meter:
         src("byt = rt.byt; nbytes = 0; peakbytes = 0")
     src("PA = rt.PA; PP = rt.PP")
     for name, i in names.attrs.items():
@@ -188,26 +264,36 @@ def compile_program(plans: list[JoinPlan], *, kind: str, meter: bool = False) ->
     for h in names.helpers:
         for line in h.splitlines():
             src(line)
-    src("for j in range(rt.n):")
-    src.indent()
-    src("t0 = perf()")
-    src("thr = KEY[j] - SPAN")
+
+
+def _advance_frontier(src: _Src, meter: bool, position_span: int | None) -> None:
+    """Move the window frontier ``fp`` past the events that left the window of event ``j`` (and,
+    under strict contiguity, past those more than ``CSPAN`` positions back), subtracting their
+    partial matches and buffered events from ``live`` and ``buf``."""
     expire = ["    live -= cnt[fp]", "    buf -= cntb[fp]"] + (["    nbytes -= byt[fp]"] if meter else []) + ["    fp += 1"]
+    src("thr = KEY[j] - SPAN")
     src("while KEY[fp] < thr:")
     src.lines.extend("    " * src.depth + line for line in expire)
     if position_span is not None:
         src("thr = P[j] - CSPAN")
         src("while P[fp] < thr:")
         src.lines.extend("    " * src.depth + line for line in expire)
-    if any(cg.info.pending for cg in clause_gens):
-        src("if npend and TS[j] > relT:")
-        src("    pl, pb, pby = rt_release(j, fp)")
-        src("    live -= pl; buf -= pb")
-        if meter:
-            src("    nbytes -= pby")
-        src("    npend = rt.npend; relT = rt.relT")
-    src("c = T[j]")
-    src.lines.extend(blocks.lines)
+
+
+def _release_parked(src: _Src, meter: bool) -> None:
+    """Once event ``j`` is past the earliest release time ``relT``, the runtime releases the parked
+    matches of clauses with negation that no event can kill any more (:mod:`cep.semantics`, "Release")."""
+    src("if npend and TS[j] > relT:")
+    src("    pl, pb, pby = rt_release(j, fp)")
+    src("    live -= pl; buf -= pb")
+    if meter:
+        src("    nbytes -= pby")
+    src("    npend = rt.npend; relT = rt.relT")
+
+
+def _bookkeeping(src: _Src, meter: bool) -> None:
+    """After an event's block: the running sum and peaks of the state, the caps, the flush of the
+    event's matches to the runtime, and every 256 events the trimming of expired list entries."""
     src("tot += live")
     src("if live > peak:")
     src("    peak = live")
@@ -229,36 +315,6 @@ def compile_program(plans: list[JoinPlan], *, kind: str, meter: bool = False) ->
         src("    nbytes -= pby")
     src("if not j & 255:")
     src("    rt_trim(j, fp)")
-    src.dedent()
-    src("rt.live = live; rt.buf = buf; rt.peak = peak; rt.peakb = peakb; rt.peaks = peaks; rt.tot = tot")
-    src("rt.fp = fp; rt.npend = npend; rt.relT = relT; rt.work = work")
-    if meter:
-        src("rt.peakbytes = peakbytes")
-
-    text = src.text()
-    ns: dict = {}
-    exec(compile(text, f"<{kind} evaluator for {sp0.name}>", "exec"), ns)  # noqa: S102 - generated from our own plan
-    report_text = _report_source(clause_gens)
-    rns: dict = {}
-    exec(compile(report_text, f"<report functions for {sp0.name}>", "exec"), rns)  # noqa: S102
-    return Program(
-        report_source=report_text,
-        make_report=rns["make_report"],
-        source=text,
-        run=ns["run"],
-        type_names=tuple(type_names),
-        attributes=tuple(names.attrs),
-        lists=lists,
-        clauses=[cg.info for cg in clause_gens],
-        window_kind=sp0.window.kind,
-        span_limit=float(sp0.window.span_limit),
-        position_span=position_span,
-        strategy=sp0.strategy,
-        partition_attribute=sp0.partition_attribute,
-        kind=kind,
-        plans=list(plans),
-        meter=meter,
-    )
 
 
 def _position_span(plans: list[JoinPlan]) -> int | None:
@@ -282,6 +338,9 @@ def _position_span(plans: list[JoinPlan]) -> int | None:
 
 
 class _ClauseGen:
+    """The generated code of one clause's join plan: its names, checks, negation functions, and the
+    join path of each positive variable from its leaf to the root."""
+
     def __init__(self, jp: JoinPlan, names: _Names, lists: list[ListSpec]) -> None:
         self.jp = jp
         self.sp = sp = jp.sp
@@ -661,16 +720,15 @@ def _report_source(clause_gens: list["_ClauseGen"]) -> str:
 
 def _cond_source(c: Comparison, ref: dict[str, str], names: _Names) -> str:
     """Inline source of a comparison over event indices ``ref[var]``; conditions that divide go
-    through a helper that turns a division by zero into False (as ``Comparison.compile`` does)."""
-    ops = {"=": "==", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "!=": "!="}
-    body = f"({_expr(c.left, ref, names)} {ops[c.op]} {_expr(c.right, ref, names)})"
+    through a helper that turns a division by zero into False (as :meth:`cep.conditions.Comparison.evaluate` does)."""
+    body = comparison_source(c, _columns(ref, names))
     if not expression_divides(c.left) and not expression_divides(c.right):
         return body
     vs = sorted(c.variables)
     fn = f"C{names.n_helpers}"
     names.n_helpers += 1
     params = {v: f"p{i}" for i, v in enumerate(vs)}
-    inner = f"({_expr(c.left, params, names)} {ops[c.op]} {_expr(c.right, params, names)})"
+    inner = comparison_source(c, _columns(params, names))
     names.helpers.append(
         f"def {fn}({', '.join(params[v] for v in vs)}):\n    try:\n        return {inner}\n"
         f"    except ZeroDivisionError:\n        return False\n"
@@ -678,7 +736,9 @@ def _cond_source(c: Comparison, ref: dict[str, str], names: _Names) -> str:
     return f"{fn}({', '.join(ref[v] for v in vs)})"
 
 
-def _expr(e, ref: dict[str, str], names: _Names) -> str:
-    return expression_source(e, lambda a: f"{names.attr(a.name)}[{ref[a.var]}]")
+def _columns(ref: dict[str, str], names: _Names) -> Callable[[Attr], str]:
+    """``render_attr`` of :func:`cep.conditions.comparison_source` for the generated code: attribute
+    ``v.a`` is the column of ``a`` at the event index ``ref[v]``."""
+    return lambda a: f"{names.attr(a.name)}[{ref[a.var]}]"
 
 

@@ -40,9 +40,7 @@ work, where a plan keeps few partial matches but scans large ones many times.  `
 
 from __future__ import annotations
 
-import gc
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Union
 
@@ -61,6 +59,7 @@ import evaluators.nfa as nfa
 import evaluators.tree as tree
 from evaluators.codegen import Program, compile_program
 from evaluators.runtime import Runtime, prepare
+from evaluators.timing import no_cyclic_gc
 
 #: evaluator name -> builder of a clause's join plan (the one registry of evaluators)
 EVALUATORS: dict[str, Callable] = {nfa.NAME: nfa.join_plan, tree.NAME: tree.join_plan}
@@ -140,7 +139,7 @@ def run_program(
     t_decode = time.perf_counter()
     cols = _as_columns(events() if callable(events) else events)
     decode_s = time.perf_counter() - t_decode
-    with _no_cyclic_gc():
+    with no_cyclic_gc():
         t_start = time.perf_counter()
         rt = Runtime(program, prepare(program, cols), cap=cap, collect_matches=collect_matches, work_cap=wcap)
         rt.run()
@@ -179,21 +178,6 @@ def latency_summary(latencies: list[tuple[float, int]]) -> tuple[float | None, f
     return float((lat * w).sum() / w.sum()), float(lat[order][min(i, len(lat) - 1)])
 
 
-@contextmanager
-def _no_cyclic_gc():
-    """Pause the cyclic garbage collector during a run.  The evaluators build no reference cycles
-    (instances are tuples of ints, freed by reference counting), but the collector, triggered by the
-    many tuples a run allocates, would rescan the long-lived ones again and again: with it the
-    4-variable AND benchmark ran 2.3 times slower (62.7 ms instead of 27.4 ms)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def _as_columns(events) -> EventColumns:
     if isinstance(events, EventColumns):
         return events
@@ -205,7 +189,7 @@ def _state_bytes(program: Program, cols: EventColumns, cap: float) -> int:
     slot, its tuple and the event index it keeps alive (:mod:`evaluators.codegen`) -- in a second,
     untimed run of the plan compiled with byte metering."""
     metered = compile_program(program.plans, kind=program.kind, meter=True)
-    with _no_cyclic_gc():
+    with no_cyclic_gc():
         rt = Runtime(metered, prepare(metered, cols), cap=cap, collect_matches=False, record_latency=False)
         rt.run()
     return int(rt.peakbytes)

@@ -70,7 +70,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import ClassVar, Sequence
 
-from cep.conditions import expression_divides, expression_source
+from cep.conditions import comparison_source, expression_divides
 from cep.errors import PartialMatchLimitError, PlanError, WorkLimitError
 from cep.events import Event
 from cep.global_plans import GlobalPlan, SharedNode
@@ -97,6 +97,10 @@ _ONE = _One()
 
 
 class _RNode:
+    """A node of the global plan at run time: its compiled functions, its stored instances
+    (``items``; a Kleene leaf's growing subsets ``grow``), its parents' joins (``ups``) and the
+    owners whose root it is (``roots``, split into ``fast`` and ``slow`` per run)."""
+
     __slots__ = ("node", "span", "store", "items", "grow", "ups", "roots", "accept", "kleene", "lo", "hi", "strict",
                  "timekey", "fast", "slow", "internal", "anchor", "anchors", "enum", "ext", "join")
 
@@ -159,87 +163,14 @@ def _strict(n: SharedNode) -> bool:
 def _compile_join(node: SharedNode, span: float, seq_strict: bool, side: int) -> str:
     """``join_<id>_<side>(x, items)``: the parent instances of a new instance ``x`` of the child on
     ``side`` (0 left, 1 right) with every sibling instance in ``items`` -- the new instance's slots
-    and attributes read once, the checks inlined in one loop."""
-    nl = node.left.size
-    kinds = node.slot_kleene
-    types = node.slot_types
-    xs_range = range(0, nl) if side == 0 else range(nl, node.size)
-
-    def is_x(i: int) -> bool:
-        return i in xs_range
-
-    def local(i: int) -> int:
-        return i if i < nl else i - nl
-
-    head = [f"def join_{node.id}_{side}(x, items):", "    out = []; app = out.append", "    x0 = x[0]; x1 = x[1]; xt = x[2:]"]
-    hoisted: dict[str, str] = {}
-
-    def val(i: int) -> str:
-        if is_x(i):
-            name = f"xs{i}"
-            if name not in hoisted:
-                hoisted[name] = f"x[{local(i) + 2}]"
-            return name
-        return f"y[{local(i) + 2}]"
-
-    def attr(i: int, a: str) -> str:
-        if is_x(i) and not kinds[i]:
-            name = f"xa{i}_{abs(hash(a)) % 10**8}"
-            if name not in hoisted:
-                hoisted[name] = f"AT[{val(i)}][{a!r}]"
-            return name
-        return f"AT[{val(i)}][{a!r}]"
-
-    checks: list[str] = []
-    for i in range(nl):
-        for j in range(nl, node.size):
-            if types[i] != types[j]:
-                continue
-            a, b = val(i), val(j)
-            if kinds[i] and kinds[j]:
-                checks.append(f"set({a}).isdisjoint({b})")
-            elif kinds[i]:
-                checks.append(f"{b} not in {a}")
-            elif kinds[j]:
-                checks.append(f"{a} not in {b}")
-            else:
-                checks.append(f"{a} != {b}")
-    op = "<" if seq_strict else "<="
-    for u, v in node.pairs:
-        last = f"{val(u)}[-1]" if kinds[u] else val(u)
-        first = f"{val(v)}[0]" if kinds[v] else val(v)
-        if is_x(u) and not kinds[u]:
-            hoisted.setdefault(f"xt{u}", f"TS[{val(u)}]")
-            last_ts = f"xt{u}"
-        else:
-            last_ts = f"TS[{last}]"
-        if is_x(v) and not kinds[v]:
-            hoisted.setdefault(f"xt{v}", f"TS[{val(v)}]")
-            first_ts = f"xt{v}"
-        else:
-            first_ts = f"TS[{first}]"
-        checks.append(f"{last_ts} {op} {first_ts}")
+    and attributes read once, the checks inlined in one loop; a condition that divides is false
+    where it divides by zero."""
+    js = _JoinSource(node, side)
+    checks = js.distinct_checks() + js.order_checks(seq_strict)
     guarded: list[str] = []
     for c in node.conds:
-        loops: list[tuple[str, str]] = []
-
-        def render(at, loops=loops):
-            i = int(at.var[1:])
-            if kinds[i]:
-                name = f"_k{i}"
-                if name not in [n for n, _ in loops]:
-                    loops.append((name, val(i)))
-                return f"AT[{name}][{at.name!r}]"
-            return attr(i, at.name)
-
-        body = (f"({expression_source(c.left, render)} {'==' if c.op == '=' else c.op} "
-                f"{expression_source(c.right, render)})")
-        if loops:
-            body = "all(" + body + "".join(f" for {n} in {s}" for n, s in loops) + ")"
-        if expression_divides(c.left) or expression_divides(c.right):
-            guarded.append(body)
-        else:
-            checks.append(body)
+        (guarded if expression_divides(c.left) or expression_divides(c.right) else checks).append(js.condition(c))
+    head = [f"def join_{node.id}_{side}(x, items):", "    out = []; app = out.append", "    x0 = x[0]; x1 = x[1]; xt = x[2:]"]
     body = ["    for y in items:",
             "        y0 = y[0]; y1 = y[1]",
             "        mn = x0 if x0 < y0 else y0; mx = x1 if x1 > y1 else y1",
@@ -251,7 +182,94 @@ def _compile_join(node: SharedNode, span: float, seq_strict: bool, side: int) ->
                  "        if not ok: continue"]
     body.append("        app((mn, mx) + xt + y[2:])" if side == 0 else "        app((mn, mx) + y[2:] + xt)")
     body.append("    return out")
-    return "\n".join(head + [f"    {k} = {v}" for k, v in hoisted.items()] + body)
+    return "\n".join(head + [f"    {k} = {v}" for k, v in js.hoisted.items()] + body)
+
+
+class _JoinSource:
+    """The expressions of a join function (:func:`_compile_join`) over the node's slots: a slot of
+    the new instance ``x`` (and, unless Kleene, its attributes and timestamp) is read once before the
+    loop into a name of ``hoisted``; a slot of the sibling instance ``y`` is read in the loop."""
+
+    def __init__(self, node: SharedNode, side: int) -> None:
+        self.node = node
+        self.nl = node.left.size
+        self.kinds = node.slot_kleene
+        self.xs = range(0, self.nl) if side == 0 else range(self.nl, node.size)
+        self.hoisted: dict[str, str] = {}
+
+    def val(self, i: int) -> str:
+        """Slot ``i``: an event index, or a tuple of them for a Kleene slot."""
+        local = i if i < self.nl else i - self.nl
+        if i in self.xs:
+            name = f"xs{i}"
+            if name not in self.hoisted:
+                self.hoisted[name] = f"x[{local + 2}]"
+            return name
+        return f"y[{local + 2}]"
+
+    def attr(self, i: int, a: str) -> str:
+        """Attribute ``a`` of the event in (non-Kleene) slot ``i``."""
+        if i in self.xs and not self.kinds[i]:
+            name = f"xa{i}_{abs(hash(a)) % 10**8}"
+            if name not in self.hoisted:
+                self.hoisted[name] = f"AT[{self.val(i)}][{a!r}]"
+            return name
+        return f"AT[{self.val(i)}][{a!r}]"
+
+    def distinct_checks(self) -> list[str]:
+        """One event fills one variable: slots of the same type on the two sides hold different events."""
+        kinds, types = self.kinds, self.node.slot_types
+        out = []
+        for i in range(self.nl):
+            for j in range(self.nl, self.node.size):
+                if types[i] != types[j]:
+                    continue
+                a, b = self.val(i), self.val(j)
+                if kinds[i] and kinds[j]:
+                    out.append(f"set({a}).isdisjoint({b})")
+                elif kinds[i]:
+                    out.append(f"{b} not in {a}")
+                elif kinds[j]:
+                    out.append(f"{a} not in {b}")
+                else:
+                    out.append(f"{a} != {b}")
+        return out
+
+    def order_checks(self, seq_strict: bool) -> list[str]:
+        """The node's SEQ pairs ``(u, v)``: the last event of slot ``u`` before the first of ``v``."""
+        kinds = self.kinds
+        op = "<" if seq_strict else "<="
+        out = []
+        for u, v in self.node.pairs:
+            last = f"{self.val(u)}[-1]" if kinds[u] else self.val(u)
+            first = f"{self.val(v)}[0]" if kinds[v] else self.val(v)
+            out.append(f"{self._ts(u, last)} {op} {self._ts(v, first)}")
+        return out
+
+    def _ts(self, i: int, event: str) -> str:
+        """The timestamp of ``event`` of slot ``i`` (hoisted for a non-Kleene slot of ``x``)."""
+        if i in self.xs and not self.kinds[i]:
+            self.hoisted.setdefault(f"xt{i}", f"TS[{self.val(i)}]")
+            return f"xt{i}"
+        return f"TS[{event}]"
+
+    def condition(self, c) -> str:
+        """A condition placed on the node; over a Kleene slot it holds for every element."""
+        loops: list[tuple[str, str]] = []
+
+        def render(at):
+            i = int(at.var[1:])
+            if self.kinds[i]:
+                name = f"_k{i}"
+                if name not in [n for n, _ in loops]:
+                    loops.append((name, self.val(i)))
+                return f"AT[{name}][{at.name!r}]"
+            return self.attr(i, at.name)
+
+        body = comparison_source(c, render)
+        if loops:
+            body = "all(" + body + "".join(f" for {n} in {s}" for n, s in loops) + ")"
+        return body
 
 
 def _compile_filter(node: SharedNode, span: float, seq_strict: bool) -> str:
@@ -285,7 +303,7 @@ def _cond_source(cond, slot_of, kleene_of) -> str:
             return f"AT[{name}][{a.name!r}]"
         return f"AT[{src}][{a.name!r}]"
 
-    body = f"({expression_source(cond.left, render)} {'==' if cond.op == '=' else cond.op} {expression_source(cond.right, render)})"
+    body = comparison_source(cond, render)
     if loops:
         body = "all(" + body + "".join(f" for {n} in {s}" for n, s in loops) + ")"
     return body
@@ -312,32 +330,9 @@ class MultiRuntime:
         missing = [o for o in gplan.clauses if o not in gplan.plans]
         if missing:
             raise PlanError(f"the global plan has no local plan for clause {missing[0]}")
-        kinds = {sp.window.kind for sp in gplan.clauses.values()}
-        self.kind_mixed = len(kinds) > 1
-        self.rnodes: dict[int, _RNode] = {}
-        srcs = []
-        for node in gplan.nodes.values():
-            rn = _RNode(node)
-            users = [gplan.clauses[o] for o in node.users]
-            rn.span = max(sp.window.span_limit for sp in users)
-            rn.strict = any(sp.seq_order is SeqOrder.STRICT for sp in users)
-            rn.timekey = users[0].window.kind is WindowKind.TIME
-            rn.store = any(not p.is_filter for p, _ in node.parents.values())  # a filter reads only the new instance
-            rn.kleene = node.leaf is not None and node.leaf.kleene
-            if node.leaf is not None:
-                rn.lo, rn.hi = node.leaf.min_size, node.leaf.max_size
-                conds = " and ".join(_cond_source(c, {"_0": "j"}, {"_0": False}) for c in node.leaf.filters) or "True"
-                srcs.append(f"def accept_{node.id}(j):\n    try:\n        return {conds}\n"
-                            "    except ZeroDivisionError:\n        return False")
-            elif node.is_filter:
-                srcs.append(_compile_filter(node, rn.span, rn.strict))
-            else:
-                srcs.append(_compile_join(node, rn.span, rn.strict, 0))
-                srcs.append(_compile_join(node, rn.span, rn.strict, 1))
-            self.rnodes[node.id] = rn
-        self.source = "\n\n".join(srcs)
+        self.rnodes: dict[int, _RNode] = {node.id: _runtime_node(node, gplan) for node in gplan.nodes.values()}
+        self.source = "\n\n".join(_node_source(rn) for rn in self.rnodes.values())
         self._code = compile(self.source or "pass", "<multi-plan>", "exec")  # once: a run only binds TS, AT
-        self._srcs = srcs
         self.by_type: dict[str, list[_RNode]] = defaultdict(list)
         for rn in self.rnodes.values():
             if rn.node.leaf is not None:
@@ -354,6 +349,8 @@ class MultiRuntime:
             if rn.kleene and rn.anchors:  # subsets only for the owners and parents that use them
                 rn.enum = bool(rn.roots) or any(
                     pid not in self.anchored or self.anchored[pid][0] != side for pid, side in rn.node.parents)
+        self._stored = [rn for rn in self.rnodes.values() if rn.store or rn.kleene]  # what compaction scans
+        self._anchored_nodes = [rn for rn in self.rnodes.values() if rn.anchor is not None]
 
     # ---- running -------------------------------------------------------------------------------
     def run(self, stream: Sequence[Event], *, collect_matches: bool = True,
@@ -363,15 +360,48 @@ class MultiRuntime:
         ``[count_from, count_to)`` are reported (default: all); events after ``count_to`` only release
         the matches held for a negation check, as they would in a longer run (see
         :func:`evaluators.multi.engine.evaluate_segments`)."""
-        g = self.g
         n = len(stream)
         count_to = n if count_to is None else min(count_to, n)
-        if (count_from > 0 or count_to < n) and any(sp.strategy is Strategy.NEXT for sp in g.clauses.values()):
+        clauses = self.g.clauses
+        if (count_from > 0 or count_to < n) and any(sp.strategy is Strategy.NEXT for sp in clauses.values()):
             raise PlanError("skip-till-next-match selects over the whole stream: it cannot be counted by segment")
         TS = [e.ts for e in stream]
-        AT = [e.attrs for e in stream]
+        self._bind(TS, [e.attrs for e in stream])
+        self._split_roots(collect_matches)
+        tally = _Tally(len(self.patterns))
+        held = _Held()
+        binding_of, accept = _acceptor(clauses, stream, collect_matches, tally)
+        owner_info = {o: (clauses[o], self.g.root_vars[o], clauses[o].window.span_limit) for o in self.g.roots}
+        emit = _root_check(owner_info, _partition_positions(stream, clauses), binding_of, accept, held)
+        release = _negation_release(owner_info, stream, binding_of, accept)
+        cap = float("inf") if max_partial_matches is None else max_partial_matches
+        wcap = float("inf") if max_work is None else max_work
+        live = [0, 0, 0]  # live, peak, work (candidate combinations the joins examined)
+        on = [count_from <= 0]  # whether matches ending at the current event are reported
+        push = _propagation(tally.counts, emit, live, on, cap, wcap)
+        t0 = time.perf_counter()
+        self._scan(stream, TS, push, release, held, live, on, cap, wcap, count_from, count_to)
+        held.release_all(release, n)
+        tally.select_next(collect_matches)
+        elapsed = time.perf_counter() - t0
+        metrics = {
+            "events": n,
+            "matches": sum(tally.counts),
+            "matches_by_pattern": list(tally.counts),
+            "throughput_eps": n / elapsed if elapsed > 0 else float("inf"),
+            "elapsed_s": elapsed,
+            "peak_partial_matches": live[1],
+            "work": live[2],
+            "nodes": len(self.g.nodes),
+        }
+        return MultiResult(tally.found, tally.counts, metrics, self.name, self.source)
+
+    def _bind(self, TS: list, AT: list) -> None:
+        """Bind the compiled plan to a stream's timestamps ``TS`` and attributes ``AT`` and empty
+        every node's stores; wire each node to its parents as ``(parent, join, sibling)`` -- except
+        the parents that :func:`_anchored` grows and the links that never join (:func:`_dead_links`)."""
         env = {"TS": TS, "AT": AT}
-        exec(self._code, env)
+        exec(self._code, env)  # noqa: S102 - generated from our own plan
         for rn in self.rnodes.values():
             rn.accept = env.get(f"accept_{rn.node.id}")
             rn.items = []
@@ -388,106 +418,11 @@ class MultiRuntime:
                 sib = _ONE if parent.is_filter else self.rnodes[(parent.right if side == 0 else parent.left).id]
                 rn.ups.append((prn, env[f"join_{parent.id}_{side}"], sib))
 
-        clauses = g.clauses
-        owner_info = {}
-        for o in g.roots:
-            sp = clauses[o]
-            owner_info[o] = (sp, g.root_vars[o], sp.window.span_limit)
-        need_events = any(sp.negated or sp.strategy is not Strategy.ANY for sp in clauses.values())
-        n_pat = len(self.patterns)
-        counts = [0] * n_pat
-        found: list[list] = [[] for _ in range(n_pat)]
-        next_keyed: list[list] = [[] for _ in range(n_pat)]
-        part_pos = {}
-        for sp in clauses.values():
-            if sp.strategy is Strategy.PARTITION and sp.partition_attribute not in part_pos:
-                part_pos[sp.partition_attribute] = partition_positions(stream, sp.partition_attribute)
-        type_pos: dict[str, list[int]] = defaultdict(list)
-        type_ts: dict[str, list[float]] = defaultdict(list)
-        if need_events:
-            for e in stream:
-                type_pos[e.type].append(e.pos)
-                type_ts[e.type].append(e.ts)
-        pend_ts: list = []
-        pend_pos: list = []
-        seq = [0]
-        cap = float("inf") if max_partial_matches is None else max_partial_matches
-        live = [0, 0, 0]  # live, peak, work (candidate combinations the joins examined)
-        wcap = float("inf") if max_work is None else max_work
-
-        def binding_of(vs, inst):
-            b = {}
-            for k, v in enumerate(vs):
-                s = inst[k + 2]
-                b[v] = tuple(stream[i] for i in s) if isinstance(s, tuple) else stream[s]
-            return b
-
-        def accept_final(o, vs, inst, binding=None):
-            sp = clauses[o]
-            p = o[0]
-            if sp.strategy is Strategy.ANY and not collect_matches:
-                counts[p] += 1
-                return
-            if binding is None:
-                binding = binding_of(vs, inst)
-            m = Match.from_binding(binding)
-            if sp.strategy is Strategy.NEXT:
-                next_keyed[p].append((canonical_key(sp, binding, stream), m, m.positions))
-                return
-            counts[p] += 1
-            if collect_matches:
-                found[p].append(m)
-
-        def finalize(o, inst, r):
-            sp, vs, _ = owner_info[o]
-            binding = binding_of(vs, inst)
-            evs = [e for x in binding.values() for e in (x if isinstance(x, tuple) else (x,))]
-            kind = sp.window.kind
-            lim = sp.window.span_limit
-            keys = [e.ts if kind is WindowKind.TIME else e.pos for e in evs]
-            lo_k, hi_k = max(keys) - lim, min(keys) + lim
-            for neg in sp.negated:
-                ps = type_pos.get(sp.type_of(neg), [])
-                if kind is WindowKind.TIME:
-                    tl = type_ts[sp.type_of(neg)]
-                    a = bisect.bisect_left(tl, lo_k)
-                    b = bisect.bisect_right(tl, hi_k)
-                    cand = (x for x in ps[a:b] if x < r)
-                else:
-                    a = bisect.bisect_left(ps, lo_k)
-                    b = bisect.bisect_right(ps, hi_k)
-                    cand = (x for x in ps[a:b] if x < r)
-                for x in cand:
-                    if negation_kills(sp, binding, neg, stream[x]):
-                        return
-            accept_final(o, vs, inst, binding)
-
-        def emit(o, inst):
-            sp, vs, span = owner_info[o]
-            if inst[1] - inst[0] > span:
-                return
-            if sp.strategy in (Strategy.STRICT, Strategy.PARTITION):
-                binding = binding_of(vs, inst)
-                if not strategy_filter_ok(sp, binding, part_pos.get(sp.partition_attribute)):
-                    return
-            if not sp.negated:
-                accept_final(o, vs, inst)
-                return
-            binding = binding_of(vs, inst)
-            evs = [e for x in binding.values() for e in (x if isinstance(x, tuple) else (x,))]
-            max_ts = max(e.ts for e in evs)
-            max_pos = max(e.pos for e in evs)
-            ts_thr, pos_thr = max_ts, max_pos + 1
-            if sp.unbounded_negations:
-                if sp.window.kind is WindowKind.TIME:
-                    ts_thr = max(ts_thr, min(e.ts for e in evs) + sp.window.size)
-                else:
-                    pos_thr = max(pos_thr, min(e.pos for e in evs) + int(sp.window.size))
-            seq[0] += 1
-            heapq.heappush(pend_ts, (ts_thr, pos_thr, seq[0], o, inst))
-
-        # a root whose owner needs nothing beyond its window (skip-till-any-match, no negation, matches
-        # not collected) is counted inline
+    def _split_roots(self, collect_matches: bool) -> None:
+        """Split each node's owners into those counted inline at the root (``fast``: skip-till-any-match,
+        no negation, matches not collected -- they need nothing beyond their window) and those checked
+        by the root check (``slow``)."""
+        clauses = self.g.clauses
         for rn in self.rnodes.values():
             rn.fast = []
             rn.slow = []
@@ -497,40 +432,19 @@ class MultiRuntime:
                     rn.fast.append((o[0], sp.window.span_limit, sp.window.span_limit >= rn.span))
                 else:
                     rn.slow.append(o)
-            rn.internal = rn.node.leaf is None
 
-        on = [count_from <= 0]  # whether matches ending at the current event are reported
-
-        def push(rn, inst):
-            if rn.store:
-                rn.items.append(inst)
-                if rn.internal:
-                    live[0] += 1
-                    if live[0] > live[1]:
-                        live[1] = live[0]
-                        if live[1] > cap:
-                            raise PartialMatchLimitError(
-                                f"more than {max_partial_matches:,} live partial matches")
-            if on[0]:
-                for p, span, wide in rn.fast:
-                    if wide or inst[1] - inst[0] <= span:
-                        counts[p] += 1
-                for o in rn.slow:
-                    emit(o, inst)
-            for prn, join, sib in rn.ups:
-                items = sib.items
-                if items:
-                    live[2] += len(items)
-                    if live[2] > wcap:
-                        raise WorkLimitError(f"the joins examined more than {max_work:,} candidate combinations")
-                    for z in join(inst, items):
-                        push(prn, z)
-
+    def _scan(self, stream: Sequence[Event], TS: list, push, release, held: "_Held", live: list, on: list,
+              cap: float, wcap: float, count_from: int, count_to: int) -> None:
+        """The one pass over the stream (MCEP 3.1).  At event ``j``: release the held matches whose
+        release point ``j`` passes; every :data:`COMPACT_EVERY` events drop the expired instances;
+        then the event enters the leaves of its type -- a leaf passing its filters pushes the
+        instance ``(k, k, j)``, a Kleene leaf its new subsets (:func:`_kleene`) and the new instances
+        of its start-anchored parents (:func:`_anchored`).  Past ``count_to`` only releases."""
+        pend_ts, pend_pos = held.by_time, held.by_position
         by_type = self.by_type
-        stored = [rn for rn in self.rnodes.values() if rn.store or rn.kleene]
-        anchored = [rn for rn in self.rnodes.values() if rn.anchor is not None]
-        t0 = time.perf_counter()
-        for j in range(n):
+        stored = self._stored
+        anchored = self._anchored_nodes
+        for j in range(len(stream)):
             e = stream[j]
             tj = TS[j]
             on[0] = count_from <= j
@@ -542,25 +456,14 @@ class MultiRuntime:
                 while pend_ts and pend_ts[0][0] < tj:
                     item = heapq.heappop(pend_ts)
                     if item[1] <= j:
-                        finalize(item[3], item[4], j)
+                        release(item[3], item[4], j)
                     else:
                         heapq.heappush(pend_pos, (item[1], item[2], item[3], item[4]))
                 while pend_pos and pend_pos[0][0] <= j:
                     item = heapq.heappop(pend_pos)
-                    finalize(item[2], item[3], j)
+                    release(item[2], item[3], j)
             if j % COMPACT_EVERY == 0 and j:
-                for rn in stored:
-                    thr = (tj if rn.timekey else j) - rn.span
-                    before = len(rn.items)
-                    rn.items = [x for x in rn.items if x[0] >= thr]
-                    if rn.node.leaf is None:
-                        live[0] -= before - len(rn.items)
-                    if rn.kleene:
-                        gb = len(rn.grow)
-                        rn.grow = [x for x in rn.grow if x[0] >= thr]
-                        live[0] -= gb - len(rn.grow)
-                for rn in anchored:
-                    live[0] -= _expire(rn, (tj if rn.timekey else j) - rn.span)
+                _compact(stored, anchored, j, tj, live)
             leaves = by_type.get(e.type)
             if not leaves or j >= count_to:
                 continue
@@ -572,58 +475,275 @@ class MultiRuntime:
                     push(rn, (k, k, j))
                     continue
                 if rn.enum:
-                    self._kleene(rn, j, k, TS, push, live)
+                    _kleene(rn, j, k, TS, push, live)
                 for an in rn.anchors:
                     _anchored(an, j, k, TS, push, live, cap, wcap)
-        for item in sorted(pend_ts):
-            finalize(item[3], item[4], n)
-        for item in sorted(pend_pos):
-            finalize(item[2], item[3], n)
-        for p in range(n_pat):
-            if next_keyed[p]:
-                sel = select_next_match(next_keyed[p])
-                counts[p] += len(sel)
-                if collect_matches:
-                    found[p].extend(sel)
-        elapsed = time.perf_counter() - t0
-        total = sum(counts)
-        metrics = {
-            "events": n,
-            "matches": total,
-            "matches_by_pattern": list(counts),
-            "throughput_eps": n / elapsed if elapsed > 0 else float("inf"),
-            "elapsed_s": elapsed,
-            "peak_partial_matches": live[1],
-            "work": live[2],
-            "nodes": len(g.nodes),
-        }
-        return MultiResult(found, counts, metrics, self.name, self.source)
 
-    def _kleene(self, rn: _RNode, j: int, k: float, TS, push, live) -> None:
-        """Every subset of a Kleene leaf's events ending with event ``j`` (JQPG Section 4)."""
-        hi = rn.hi
-        span = rn.span
-        strict = rn.strict
-        new = [(k, k, (j,))]
-        tj = TS[j]
-        for s in rn.grow:
-            if k - s[0] > span:
-                continue
-            el = s[2]
-            if hi is not None and len(el) >= hi:
-                continue
-            last = TS[el[-1]]
-            if (last < tj) if strict else (last <= tj):
-                new.append((s[0], k, el + (j,)))
-        for s in new:
-            if hi is None or len(s[2]) < hi:
-                rn.grow.append(s)
+
+def _runtime_node(node: SharedNode, g: GlobalPlan) -> _RNode:
+    """A node's run-time record: the widest window of its owners (``span``), their SEQ order and
+    window kind, whether it stores its instances (some parent is a join: a filter reads only the new
+    instance) and, for a leaf, its Kleene bounds."""
+    rn = _RNode(node)
+    users = [g.clauses[o] for o in node.users]
+    rn.span = max(sp.window.span_limit for sp in users)
+    rn.strict = any(sp.seq_order is SeqOrder.STRICT for sp in users)
+    rn.timekey = users[0].window.kind is WindowKind.TIME
+    rn.store = any(not p.is_filter for p, _ in node.parents.values())
+    rn.kleene = node.leaf is not None and node.leaf.kleene
+    rn.internal = node.leaf is None
+    if node.leaf is not None:
+        rn.lo, rn.hi = node.leaf.min_size, node.leaf.max_size
+    return rn
+
+
+def _node_source(rn: _RNode) -> str:
+    """The generated functions of a node: ``accept_<id>(j)`` of a leaf (its one-variable filters),
+    ``join_<id>_0`` of a filter node (:func:`_compile_filter`), ``join_<id>_0`` and ``join_<id>_1``
+    of a join (:func:`_compile_join`)."""
+    node = rn.node
+    if node.leaf is not None:
+        conds = " and ".join(_cond_source(c, {"_0": "j"}, {"_0": False}) for c in node.leaf.filters) or "True"
+        return (f"def accept_{node.id}(j):\n    try:\n        return {conds}\n"
+                "    except ZeroDivisionError:\n        return False")
+    if node.is_filter:
+        return _compile_filter(node, rn.span, rn.strict)
+    return _compile_join(node, rn.span, rn.strict, 0) + "\n\n" + _compile_join(node, rn.span, rn.strict, 1)
+
+
+class _Tally:
+    """Per pattern of one run: the matches counted, the matches collected, and the skip-till-next-match
+    candidates ``(canonical key, match, positions)`` awaiting the selection at the end of the stream."""
+
+    __slots__ = ("counts", "found", "next_keyed")
+
+    def __init__(self, n_patterns: int) -> None:
+        self.counts = [0] * n_patterns
+        self.found: list[list] = [[] for _ in range(n_patterns)]
+        self.next_keyed: list[list] = [[] for _ in range(n_patterns)]
+
+    def select_next(self, collect_matches: bool) -> None:
+        """Skip-till-next-match over each pattern's candidates (:func:`cep.semantics.select_next_match`)."""
+        for p, cands in enumerate(self.next_keyed):
+            if cands:
+                sel = select_next_match(cands)
+                self.counts[p] += len(sel)
+                if collect_matches:
+                    self.found[p].extend(sel)
+
+
+class _Held:
+    """Matches held for a negation check until their release point: a heap by release time
+    ``(ts, pos, seq, owner, instance)`` (``seq`` orders ties by arrival), and, once that time has
+    passed, a heap by release position ``(pos, seq, owner, instance)``."""
+
+    __slots__ = ("by_time", "by_position")
+
+    def __init__(self) -> None:
+        self.by_time: list = []
+        self.by_position: list = []
+
+    def release_all(self, release, n: int) -> None:
+        """At the end of the stream (position ``n``), release every match still held."""
+        for item in sorted(self.by_time):
+            release(item[3], item[4], n)
+        for item in sorted(self.by_position):
+            release(item[2], item[3], n)
+
+
+def _acceptor(clauses: dict, stream: Sequence[Event], collect_matches: bool, tally: _Tally):
+    """``binding_of(vs, inst)`` (an instance's slots as a binding variable -> event or tuple of
+    events) and ``accept(o, vs, inst, binding=None)``: a match of clause ``o`` that passed every check
+    is counted (and collected), or, under skip-till-next-match, kept with its canonical key for the
+    selection at the end of the stream."""
+    counts, found, next_keyed = tally.counts, tally.found, tally.next_keyed
+
+    def binding_of(vs, inst):
+        b = {}
+        for k, v in enumerate(vs):
+            s = inst[k + 2]
+            b[v] = tuple(stream[i] for i in s) if isinstance(s, tuple) else stream[s]
+        return b
+
+    def accept(o, vs, inst, binding=None):
+        sp = clauses[o]
+        p = o[0]
+        if sp.strategy is Strategy.ANY and not collect_matches:
+            counts[p] += 1
+            return
+        if binding is None:
+            binding = binding_of(vs, inst)
+        m = Match.from_binding(binding)
+        if sp.strategy is Strategy.NEXT:
+            next_keyed[p].append((canonical_key(sp, binding, stream), m, m.positions))
+            return
+        counts[p] += 1
+        if collect_matches:
+            found[p].append(m)
+
+    return binding_of, accept
+
+
+def _partition_positions(stream: Sequence[Event], clauses: dict) -> dict:
+    """Per partition attribute of a partition-contiguity clause, its events' positions within their
+    partition (:func:`cep.semantics.partition_positions`)."""
+    out = {}
+    for sp in clauses.values():
+        if sp.strategy is Strategy.PARTITION and sp.partition_attribute not in out:
+            out[sp.partition_attribute] = partition_positions(stream, sp.partition_attribute)
+    return out
+
+
+def _root_check(owner_info: dict, part_pos: dict, binding_of, accept, held: _Held):
+    """``emit(o, inst)``: an instance at the root of owner ``o`` (its final state) -- dropped outside
+    the owner's own window or against its strict or partition contiguity
+    (:func:`cep.semantics.strategy_filter_ok`); accepted if the owner has no negated variable, else
+    held until its release point: the last positive event (the window's end after the first one for
+    a negation with no later positive neighbour, :attr:`cep.dnf.SimplePattern.unbounded_negations`)."""
+    pend_ts = held.by_time
+    seq = [0]
+
+    def emit(o, inst):
+        sp, vs, span = owner_info[o]
+        if inst[1] - inst[0] > span:
+            return
+        if sp.strategy in (Strategy.STRICT, Strategy.PARTITION):
+            binding = binding_of(vs, inst)
+            if not strategy_filter_ok(sp, binding, part_pos.get(sp.partition_attribute)):
+                return
+        if not sp.negated:
+            accept(o, vs, inst)
+            return
+        binding = binding_of(vs, inst)
+        evs = [e for x in binding.values() for e in (x if isinstance(x, tuple) else (x,))]
+        max_ts = max(e.ts for e in evs)
+        max_pos = max(e.pos for e in evs)
+        ts_thr, pos_thr = max_ts, max_pos + 1
+        if sp.unbounded_negations:
+            if sp.window.kind is WindowKind.TIME:
+                ts_thr = max(ts_thr, min(e.ts for e in evs) + sp.window.size)
+            else:
+                pos_thr = max(pos_thr, min(e.pos for e in evs) + int(sp.window.size))
+        seq[0] += 1
+        heapq.heappush(pend_ts, (ts_thr, pos_thr, seq[0], o, inst))
+
+    return emit
+
+
+def _negation_release(owner_info: dict, stream: Sequence[Event], binding_of, accept):
+    """``release(o, inst, r)``: a held match of owner ``o`` at its release position ``r`` -- dropped
+    if an event of a negated type before ``r`` and within the window kills it
+    (:func:`cep.semantics.negation_kills`), else accepted."""
+    type_pos: dict[str, list[int]] = defaultdict(list)
+    type_ts: dict[str, list[float]] = defaultdict(list)
+    if any(sp.negated for sp, _, _ in owner_info.values()):
+        for e in stream:
+            type_pos[e.type].append(e.pos)
+            type_ts[e.type].append(e.ts)
+
+    def release(o, inst, r):
+        sp, vs, _ = owner_info[o]
+        binding = binding_of(vs, inst)
+        evs = [e for x in binding.values() for e in (x if isinstance(x, tuple) else (x,))]
+        kind = sp.window.kind
+        lim = sp.window.span_limit
+        keys = [e.ts if kind is WindowKind.TIME else e.pos for e in evs]
+        lo_k, hi_k = max(keys) - lim, min(keys) + lim
+        for neg in sp.negated:
+            ps = type_pos.get(sp.type_of(neg), [])
+            if kind is WindowKind.TIME:
+                tl = type_ts[sp.type_of(neg)]
+                a = bisect.bisect_left(tl, lo_k)
+                b = bisect.bisect_right(tl, hi_k)
+                cand = (x for x in ps[a:b] if x < r)
+            else:
+                a = bisect.bisect_left(ps, lo_k)
+                b = bisect.bisect_right(ps, hi_k)
+                cand = (x for x in ps[a:b] if x < r)
+            for x in cand:
+                if negation_kills(sp, binding, neg, stream[x]):
+                    return
+        accept(o, vs, inst, binding)
+
+    return release
+
+
+def _propagation(counts: list, emit, live: list, on: list, cap: float, wcap: float):
+    """``push(rn, inst)``: a new instance of node ``rn`` is stored if a parent joins it (an internal
+    node's counts as a live partial match, against ``cap``); while ``on[0]`` it is reported at the
+    owners whose root ``rn`` is (counted inline, or checked by ``emit``); and it is joined with the
+    stored instances of its sibling under every parent, each result pushed in turn (MCEP 3.1).
+    ``live[2]`` counts the sibling instances scanned, against ``wcap``."""
+
+    def push(rn, inst):
+        if rn.store:
+            rn.items.append(inst)
+            if rn.internal:
                 live[0] += 1
                 if live[0] > live[1]:
                     live[1] = live[0]
-        for s in new:
-            if len(s[2]) >= rn.lo:
-                push(rn, s)
+                    if live[1] > cap:
+                        raise PartialMatchLimitError(f"more than {cap:,} live partial matches")
+        if on[0]:
+            for p, span, wide in rn.fast:
+                if wide or inst[1] - inst[0] <= span:
+                    counts[p] += 1
+            for o in rn.slow:
+                emit(o, inst)
+        for prn, join, sib in rn.ups:
+            items = sib.items
+            if items:
+                live[2] += len(items)
+                if live[2] > wcap:
+                    raise WorkLimitError(f"the joins examined more than {wcap:,} candidate combinations")
+                for z in join(inst, items):
+                    push(prn, z)
+
+    return push
+
+
+def _compact(stored: list, anchored: list, j: int, tj: float, live: list) -> None:
+    """At event ``j`` (timestamp ``tj``): drop the stored instances, Kleene subsets and anchored
+    Kleene tuples whose window has passed, and take the partial matches among them off ``live[0]``."""
+    for rn in stored:
+        thr = (tj if rn.timekey else j) - rn.span
+        before = len(rn.items)
+        rn.items = [x for x in rn.items if x[0] >= thr]
+        if rn.node.leaf is None:
+            live[0] -= before - len(rn.items)
+        if rn.kleene:
+            gb = len(rn.grow)
+            rn.grow = [x for x in rn.grow if x[0] >= thr]
+            live[0] -= gb - len(rn.grow)
+    for rn in anchored:
+        live[0] -= _expire(rn, (tj if rn.timekey else j) - rn.span)
+
+
+def _kleene(rn: _RNode, j: int, k: float, TS, push, live) -> None:
+    """Every subset of a Kleene leaf's events ending with event ``j`` (JQPG Section 4)."""
+    hi = rn.hi
+    span = rn.span
+    strict = rn.strict
+    new = [(k, k, (j,))]
+    tj = TS[j]
+    for s in rn.grow:
+        if k - s[0] > span:
+            continue
+        el = s[2]
+        if hi is not None and len(el) >= hi:
+            continue
+        last = TS[el[-1]]
+        if (last < tj) if strict else (last <= tj):
+            new.append((s[0], k, el + (j,)))
+    for s in new:
+        if hi is None or len(s[2]) < hi:
+            rn.grow.append(s)
+            live[0] += 1
+            if live[0] > live[1]:
+                live[1] = live[0]
+    for s in new:
+        if len(s[2]) >= rn.lo:
+            push(rn, s)
 
 
 def _anchored(rn: _RNode, j: int, k: float, TS, push, live, cap, wcap) -> None:

@@ -22,7 +22,6 @@ apart (``dispatch_cpu_s``).  This is what NEXT's CPU capacity model consumes
 
 from __future__ import annotations
 
-import gc
 import heapq
 import math
 import pickle
@@ -33,9 +32,10 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 import cep.next_algebra as algebra
-from cep.conditions import Comparison, expression_divides, expression_source
+from cep.conditions import Comparison, comparison_source, expression_divides
 from cep.events import Event
 from cep.matches import Match
+from evaluators.timing import no_cyclic_gc
 
 NEG_INF = -math.inf
 _clock = time.thread_time_ns
@@ -55,15 +55,11 @@ def _key(times: tuple) -> tuple:
     return tuple(reversed(times)) + (math.inf,)
 
 
-_PY_OP = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "=": "==", "!=": "!="}
-
-
 def _condition_function(c: Comparison, args: tuple[str, ...]) -> Callable[..., bool]:
     """``f(*events)`` for one comparison, one event per variable of ``args`` (a division by zero
-    makes it false), generated from the condition's expressions (:func:`cep.conditions.expression_source`)."""
+    makes it false), generated from the condition (:func:`cep.conditions.comparison_source`)."""
     names = {v: f"_v{i}" for i, v in enumerate(args)}
-    side = lambda e: expression_source(e, lambda a: f"{names[a.var]}.attrs[{a.name!r}]")  # noqa: E731
-    body = f"({side(c.left)} {_PY_OP[c.op]} {side(c.right)})"
+    body = comparison_source(c, lambda a: f"{names[a.var]}.attrs[{a.name!r}]")
     src = f"def _cond({', '.join(names[v] for v in args)}):\n"
     if expression_divides(c.left) or expression_divides(c.right):
         src += f"    try:\n        return {body}\n    except ZeroDivisionError:\n        return False\n"
@@ -572,17 +568,12 @@ def run_queries(patterns: Sequence[algebra.NextPattern], stream: Sequence[Event]
                 collect: bool = True, measure: bool = True) -> RunResult:
     """Compile ``patterns`` (sharing equal operators when ``share``) and run them over ``stream``.
 
-    The cyclic garbage collector is paused during the run (the engine builds no reference cycles;
-    its periodic scans of the many live tuples would be charged to whichever operator triggered
-    them, as :mod:`evaluators.engine` found for the JQPG evaluators)."""
+    The cyclic garbage collector is paused during the run (:func:`evaluators.timing.no_cyclic_gc`:
+    the engine builds no reference cycles, and the collector's periodic scans of the many live
+    tuples would be charged to whichever operator triggered them)."""
     engine = Engine(patterns, share=share, collect=collect)
-    was = gc.isenabled()
-    gc.disable()
-    try:
+    with no_cyclic_gc():
         return engine.run(stream, measure=measure)
-    finally:
-        if was:
-            gc.enable()
 
 
 def detect(pattern: algebra.NextPattern, stream: Sequence[Event]) -> list[Match]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Sequence
 
-from cep.conditions import Attr, Comparison, expression_source
+from cep.conditions import Attr, Comparison, comparison_source
 from cep.trends import TrendQuery, number, output_value, pane_size
 
 INF = math.inf
@@ -31,7 +31,7 @@ def _filter_fn(conditions: Sequence[Comparison], required: Sequence[str], numeri
     def render(a: Attr) -> str:
         return f"a[{a.name!r}]"
 
-    parts = [f"({expression_source(c.left, render)} {'==' if c.op == '=' else c.op} {expression_source(c.right, render)})" for c in conditions]
+    parts = [comparison_source(c, render) for c in conditions]
     parts += [f"({r!r} in a)" for r in required]
     parts += [f"(type(a[{r!r}]) in (int, float))" for r in numeric]
     if not parts:
@@ -183,6 +183,11 @@ class CompiledQuery:
         lo = -((-(ep - self.L + 1)) // self.sigma)  # ceil((ep-L+1)/sigma)
         hi = sp // self.sigma
         return range(lo, hi + 1)
+
+    def empty_slots(self) -> list:
+        """Per pane slot (start pane mod L), the aggregate state of no trend: 0 for a COUNT(*)-only
+        query, None otherwise."""
+        return [0] * self.L if self.agg.count_only else [None] * self.L
 
     def pred_elements(self, i: int) -> list[int]:
         """pt(E, q) (Section 3.1) as element indices: the previous element, and itself if Kleene."""

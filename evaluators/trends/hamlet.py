@@ -13,22 +13,10 @@ it is complete (an event of another type, or a new pane) and then becomes one gr
 the queries the sharing policy chooses for it (static: all of them; dynamic: the optimizer of
 :mod:`algorithms.trends`, injected as a policy), and non-shared for the others.
 
-**Snapshots** (Definitions 3.9, 3.11; Tables 3-5).  A shared graphlet starts with a graphlet-level
-snapshot ``x`` whose value per query is that query's intermediate count at the graphlet's start
-(Equation 5: the start term plus the sums of its predecessor types, previous graphlets of ``E``
-included).  Each event's count is a map snapshot -> coefficient, propagated once for all sharing
-queries (Table 3: x, 2x, 4x, 8x).  An event matched by only some of the sharing queries (their
-predicates differ) gets an event-level snapshot ``z``: its value per query is that query's count of
-the event (zero where the query does not match it), and later events propagate ``z`` (so the
-snapshot sits at the unmatched event, not at each later event whose predecessor sets differ only by
-it: see tests/trends/test_engines.py::test_table_5_snapshot_values).  At the end of
-the graphlet each query's sum is evaluated from the snapshot values, which is also where a split
-(the snapshot replaced by its per-query value, Section 4.2) or a later merge (a new snapshot that
-consolidates the per-query sums) happen.  Within a graphlet the coefficient of an event is kept as a
-running sum over the earlier events, so each event costs one update per snapshot in play.  For
-COUNT(*)-only sharing sets a coefficient is an int (:meth:`HamletExecutor._shared`); otherwise it is
-a tuple (count, then per aggregated attribute of ``E`` a path sum / least / greatest value) and a
-snapshot value is a full aggregate state (:meth:`HamletExecutor._shared_general`).
+**Shared graphlets** (Algorithm 1, lines 7-20; Definitions 3.9, 3.11).  A graphlet shared by some
+queries propagates each event's count once for all of them, as coefficients of snapshots
+(:mod:`evaluators.trends.graphlets`); the executor gives it each query's count at the graphlet's
+start (Equation 5) and commits each query's total at the end.
 
 **Non-shared** events (types that are not shared, queries outside the sharing set) follow
 Equations 1-3 per query with running sums per predecessor edge.  Panes (the gcd of windows and
@@ -42,8 +30,8 @@ from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 from cep.trends import TrendQuery
-from evaluators.trends.coefficients import GraphletAlgebra
 from evaluators.trends.common import Clock, PaneClock, TrendResult, add_result, compile_queries, timestamp_groups
+from evaluators.trends.graphlets import propagate_aggregates, propagate_counts
 
 
 @dataclass
@@ -116,9 +104,12 @@ class _QState:
 
 
 class _Part:
-    __slots__ = ("pane", "run_type", "run", "qs", "n", "since")
+    """One partition of a template: its pane, the burst being buffered, its queries' running sums."""
 
-    def __init__(self) -> None:
+    __slots__ = ("tpl", "pane", "run_type", "run", "qs", "n", "since")
+
+    def __init__(self, tpl: "_Template") -> None:
+        self.tpl = tpl
         self.pane = None
         self.run_type = None
         self.run: list = []
@@ -184,73 +175,73 @@ class HamletExecutor:
         self.decision_seconds = 0.0
         self.trace: list | None = None  # set to [] to record shared graphlets (tests: Tables 3-5)
 
-    # ---- vectors per query (slot = start pane mod L) ---------------------------------------------
-    @staticmethod
-    def _zero(cq):
-        return [0] * cq.L if cq.agg.count_only else [None] * cq.L
+    # ---- driver -----------------------------------------------------------------------------------
+    def run(self, stream) -> TrendResult:
+        """Run over ``stream``: per timestamp group, per template, the events of each partition
+        (:meth:`_route`); at the end the bursts still buffered.  A group's latency is the time from
+        taking it to having processed it."""
+        clock = Clock()
+        events = list(stream)
+        lat: list[float] = []
+        clock_pane = PaneClock(self.pane)
+        for group in timestamp_groups(events):
+            t0 = time.perf_counter()
+            cur = clock_pane(group[0].ts)
+            for tpl in self.templates:
+                attrs = tpl.partition_attributes
+                by_part: dict = {}
+                for e in group:
+                    if e.type in tpl.types:
+                        a = e.attrs
+                        try:
+                            key = tuple(a[x] for x in attrs)
+                        except KeyError:
+                            continue
+                        by_part.setdefault(key, []).append(e)
+                for key, evs in by_part.items():
+                    self._route(tpl, key, evs, cur)
+            lat.append((time.perf_counter() - t0) * 1000.0)
+        t0 = time.perf_counter()
+        for tpl in self.templates:
+            for key, part in tpl.parts.items():
+                if part.run:
+                    self._flush(part, key)
+        if lat:
+            lat[-1] += (time.perf_counter() - t0) * 1000.0
+        res = TrendResult(self.queries, self.compiled, self.states, self.name, len(events), clock.elapsed())
+        res.latencies_ms = lat
+        res.snapshots = self.snapshots
+        res.extra.update(graphlets=self.graphlets, shared_graphlets=self.shared_graphlets, decisions=self.decisions,
+                         decision_seconds=self.decision_seconds)
+        return res
 
-    def _vec(self, part: _Part, cq, edge) -> list:
-        st = part.qs.get(cq.index)
-        if st is None:
-            st = part.qs[cq.index] = _QState()
-        v = st.vs.get(edge)
-        if v is None:
-            v = st.vs[edge] = self._zero(cq)
-        return v
-
-    def _base(self, part: _Part, cq, i: int, cur: int) -> list:
-        """Sum of the predecessor-edge vectors into element i, plus the start term (Eq. 1)."""
-        out = None
-        st = part.qs.get(cq.index)
-        for src in cq.pred_elements(i):
-            v = st.vs.get((src, i)) if st is not None else None
-            if v is None:
-                continue
-            if out is None:
-                out = list(v) if cq.agg.count_only else [None if x is None else list(x) for x in v]
-            elif cq.agg.count_only:
-                for sl, x in enumerate(v):
-                    out[sl] += x
-            else:
-                _add_vec(cq.agg, out, v)
-        if out is None:
-            out = self._zero(cq)
-        if i == 0:
-            sl = cur % cq.L
-            if cq.agg.count_only:
-                out[sl] += 1
-            else:
-                out[sl] = _plus_start(cq.agg, out[sl])
-        return out
-
-    def _commit(self, part: _Part, key, cq, i: int, total: list, cur: int) -> None:
-        """Add an element's new events (their summed vector) to its successor edges and results."""
-        agg = cq.agg
-        succ = []
-        if cq.kleene[i]:
-            succ.append((i, i))
-        if i + 1 < len(cq.types):
-            succ.append((i, i + 1))
-        for edge in succ:
-            v = self._vec(part, cq, edge)
-            if agg.count_only:
-                for sl, x in enumerate(total):
-                    if x:
-                        v[sl] += x
-            else:
-                _add_vec(agg, v, total)
-        if i == len(cq.types) - 1:
-            grp = cq.group_of(key)
-            L = cq.L
-            st = self.states[cq.index]
-            for sl, x in enumerate(total):
-                if x:
-                    sp = cur - ((cur - sl) % L)
-                    add_result(cq, st, grp, sp, cur, x)
+    def _route(self, tpl: _Template, key, evs: list, cur: int) -> None:
+        """A partition's events of one timestamp, in pane ``cur``: events of one shareable type extend
+        the partition's burst (Definition 4.1); anything else ends the burst and is processed at once
+        (:meth:`_generic`)."""
+        part = tpl.parts.get(key)
+        if part is None:
+            part = tpl.parts[key] = _Part(tpl)
+        if part.pane != cur:
+            self._advance(part, key, cur)
+        t = evs[0].type
+        single = all(e.type == t for e in evs)
+        if single and t in tpl.shareable:
+            if part.run_type != t and part.run:
+                self._flush(part, key)
+            part.run_type = t
+            part.run.extend(evs)
+        else:
+            if part.run:
+                self._flush(part, key)
+            self._generic(tpl, part, key, evs, cur)
+            other = sum(1 for e in evs if e.type not in tpl.shareable)
+            part.n += other
+            part.since += other
 
     def _advance(self, part: _Part, key, cur: int) -> None:
-        if part.pane == cur:
-            return
+        """A partition enters pane ``cur``: its burst is complete (panes bound every graphlet), and
+        the slots of the panes no window holding ``cur`` starts in are emptied (slot = start pane mod L)."""
         if part.run:
             self._flush(part, key)
         old = part.pane
@@ -269,11 +260,118 @@ class HamletExecutor:
         part.pane = cur
         part.n = 0
 
-    # ---- non-shared processing of one element's events for one query ----------------------------
+    # ---- a timestamp group with several types: nothing in it precedes anything else in it ---------
+    def _generic(self, tpl: _Template, part: _Part, key, events: list, cur: int) -> None:
+        """Every event is computed against the state before the group, then all are committed; the
+        events of a shareable type form a burst of their own (an event of another type ends it)."""
+        defer: list = []
+        kills: list = []
+        bursts: dict[str, list] = {}
+        for e in events:
+            if e.type in tpl.shareable:
+                bursts.setdefault(e.type, []).append(e)
+                continue
+            for cq in tpl.by_type.get(e.type, ()):
+                i = cq.elem_of_type.get(e.type)
+                if i is not None and cq.filters[i](e.attrs):
+                    self._nonshared(part, key, cq, i, [e], cur, defer)
+                    self.graphlets += 1
+                for after, f in cq.negs_of_type.get(e.type, ()):
+                    if f(e.attrs):
+                        kills.append((cq, after))
+        for etype, evs in bursts.items():
+            self._burst(tpl, part, key, etype, evs, cur, defer, kills)
+        self._apply(part, key, defer, kills, cur)
+
+    def _apply(self, part: _Part, key, defer: list, kills: list, cur: int) -> None:
+        """Commit what a group or a burst computed: first the negations its events satisfy (each
+        empties the edge it guards), then each element's summed vector (:meth:`_commit`)."""
+        for cq, after in kills:
+            st = part.qs.get(cq.index)
+            if st is not None and (after, after + 1) in st.vs:
+                st.vs[(after, after + 1)] = cq.empty_slots()
+        for cq, i, total in defer:
+            self._commit(part, key, cq, i, total, cur)
+
+    # ---- a complete burst of a shareable type -----------------------------------------------------
+    def _flush(self, part: _Part, key) -> None:
+        """The partition's buffered burst is complete: compute it (:meth:`_burst`) and commit it."""
+        events, etype = part.run, part.run_type
+        part.run, part.run_type = [], None
+        if not events:
+            return
+        defer: list = []
+        kills: list = []
+        self._burst(part.tpl, part, key, etype, events, part.pane, defer, kills)
+        self._apply(part, key, defer, kills, part.pane)
+
+    def _burst(self, tpl: _Template, part: _Part, key, etype: str, events: list, cur: int, defer: list,
+               kills: list) -> None:
+        """One complete burst: the policy decides which candidates share its graphlet (Section 4.2),
+        the other queries get graphlets of their own; commits go to ``defer``."""
+        cands = tpl.shareable[etype]
+        masks = _burst_masks(tpl.classes[etype], events)
+        info = BurstInfo(etype, tuple(cq.index for cq in cands), masks, len(events), part.n + len(events), part.since,
+                         max(len(cq.types) for cq in cands), tpl.keys[etype])
+        chosen = self._decide(info)
+        part.n += len(events)
+        part.since = 0
+        shared = [cands[j] for j in sorted(chosen)] if len(chosen) >= 2 else []
+        self._outside_sharing(tpl, part, key, etype, events, {cq.index for cq in shared}, cur, defer, kills)
+        if shared:
+            self._share(part, shared, sorted(chosen), events, masks, cur, defer)
+
+    def _decide(self, info: BurstInfo) -> frozenset[int]:
+        """The sharing policy's decision about a burst, timed and counted."""
+        t0 = time.perf_counter()
+        chosen = self.policy.decide(info)
+        self.decision_seconds += time.perf_counter() - t0
+        self.decisions += 1
+        return chosen
+
+    def _outside_sharing(self, tpl: _Template, part: _Part, key, etype: str, events: list, shared_ids: set,
+                         cur: int, defer: list, kills: list) -> None:
+        """A burst for the queries that do not share it: each one a graphlet of its own over the
+        events it matches (Equations 1-3), and the negations the burst's events satisfy."""
+        for cq in tpl.by_type.get(etype, ()):
+            i = cq.elem_of_type.get(etype)
+            if i is not None and cq.index not in shared_ids:
+                mine = [e for e in events if cq.filters[i](e.attrs)]
+                if mine:
+                    self._nonshared(part, key, cq, i, mine, cur, defer)
+                    self.graphlets += 1
+            for after, f in cq.negs_of_type.get(etype, ()):
+                if any(f(e.attrs) for e in events):
+                    kills.append((cq, after))
+
+    def _share(self, part: _Part, shared: list, bits: list, events: list, masks: list, cur: int, defer: list) -> None:
+        """One graphlet shared by the queries ``shared`` (Algorithm 1, lines 7-20): its graphlet-level
+        snapshot is each query's count at the graphlet's start (Equation 5); the propagation is
+        :func:`~evaluators.trends.graphlets.propagate_counts` when every query is COUNT(*)-only,
+        :func:`~evaluators.trends.graphlets.propagate_aggregates` otherwise; each query's total goes
+        to ``defer``."""
+        self.graphlets += 1
+        self.shared_graphlets += 1
+        sel = 0
+        for b in bits:
+            sel |= 1 << b
+        etype = events[0].type
+        start = {cq.index: _incoming(part, cq, cq.elem_of_type[etype], cur) for cq in shared}
+        propagate = propagate_counts if all(cq.agg.count_only for cq in shared) else propagate_aggregates
+        g = propagate(shared, bits, sel, events, masks, start, self.trace is not None)
+        self.snapshots += len(g.values)
+        for cq, total in zip(shared, g.totals):
+            defer.append((cq, cq.elem_of_type[etype], total))
+        if self.trace is not None:
+            self.trace.append({"type": etype, "queries": [cq.index for cq in shared], "coefficients": g.coefficients,
+                               "snapshots": [{q: [x if x is None or isinstance(x, int) else list(x) for x in v]
+                                              for q, v in val.items()} for val in g.values]})
+
+    # ---- non-shared online aggregation of one element's events for one query ---------------------
     def _nonshared(self, part: _Part, key, cq, i: int, events: list, cur: int, defer: list | None) -> None:
         """Equations 1-3 with running sums: events all of element i, in timestamp order."""
         agg = cq.agg
-        base = self._base(part, cq, i, cur)
+        base = _incoming(part, cq, i, cur)
         kleene = cq.kleene[i]
         L = cq.L
         if agg.count_only:
@@ -314,287 +412,89 @@ class HamletExecutor:
         else:
             self._commit(part, key, cq, i, total, cur)
 
-    # ---- a timestamp group with several types: nothing in it precedes anything else in it ---------
-    def _generic(self, tpl: _Template, part: _Part, key, events: list, cur: int) -> None:
-        """Every event is computed against the state before the group, then all are committed; the
-        events of a shareable type form a burst of their own (an event of another type ends it)."""
-        defer: list = []
-        kills: list = []
-        bursts: dict[str, list] = {}
-        for e in events:
-            if e.type in tpl.shareable:
-                bursts.setdefault(e.type, []).append(e)
-                continue
-            for cq in tpl.by_type.get(e.type, ()):
-                i = cq.elem_of_type.get(e.type)
-                if i is not None and cq.filters[i](e.attrs):
-                    self._nonshared(part, key, cq, i, [e], cur, defer)
-                    self.graphlets += 1
-                for after, f in cq.negs_of_type.get(e.type, ()):
-                    if f(e.attrs):
-                        kills.append((cq, after))
-        for etype, evs in bursts.items():
-            self._burst(tpl, part, key, etype, evs, cur, defer, kills)
-        self._apply(part, key, defer, kills, cur)
-
-    def _apply(self, part, key, defer, kills, cur) -> None:
-        for cq, after in kills:
-            st = part.qs.get(cq.index)
-            if st is not None and (after, after + 1) in st.vs:
-                st.vs[(after, after + 1)] = self._zero(cq)
-        for cq, i, total in defer:
-            self._commit(part, key, cq, i, total, cur)
-
-    # ---- a complete burst of a shareable type -----------------------------------------------------
-    def _flush(self, part: _Part, key) -> None:
-        events, etype = part.run, part.run_type
-        part.run, part.run_type = [], None
-        if not events:
-            return
-        defer: list = []
-        kills: list = []
-        self._burst(self._tpl_of_part[id(part)], part, key, etype, events, part.pane, defer, kills)
-        self._apply(part, key, defer, kills, part.pane)
-
-    def _burst(self, tpl, part: _Part, key, etype: str, events: list, cur: int, defer: list, kills: list) -> None:
-        """Decide (the policy) and compute one complete burst; commits go to ``defer``."""
-        cands = tpl.shareable[etype]
-        classes = tpl.classes[etype]
-        if len(classes) == 1:
-            f, m = classes[0]
-            masks = [m if f(e.attrs) else 0 for e in events]
-        else:
-            masks = []
-            for e in events:
-                m = 0
-                for f, cm in classes:
-                    if f(e.attrs):
-                        m |= cm
-                masks.append(m)
-        info = BurstInfo(etype, tuple(cq.index for cq in cands), masks, len(events), part.n + len(events), part.since,
-                         max(len(cq.types) for cq in cands), tpl.keys[etype])
-        t0 = time.perf_counter()
-        chosen = self.policy.decide(info)
-        self.decision_seconds += time.perf_counter() - t0
-        self.decisions += 1
-        part.n += len(events)
-        part.since = 0
-        shared = [cands[j] for j in sorted(chosen)] if len(chosen) >= 2 else []
-        # queries outside the sharing set: their own graphlets
-        shared_ids = {cq.index for cq in shared}
-        for cq in tpl.by_type.get(etype, ()):
-            i = cq.elem_of_type.get(etype)
-            if i is not None and cq.index not in shared_ids:
-                mine = [e for e in events if cq.filters[i](e.attrs)]
-                if mine:
-                    self._nonshared(part, key, cq, i, mine, cur, defer)
-                    self.graphlets += 1
-            for after, f in cq.negs_of_type.get(etype, ()):
-                if any(f(e.attrs) for e in events):
-                    kills.append((cq, after))
-        if shared and all(cq.agg.count_only for cq in shared):
-            self._shared(part, key, shared, sorted(chosen), events, masks, cur, defer)
-        elif shared:
-            self._shared_general(part, key, shared, sorted(chosen), events, masks, cur, defer)
-
-    def _open_shared(self, bits) -> int:
-        """Count a new shared graphlet; the bit mask of its queries."""
-        self.graphlets += 1
-        self.shared_graphlets += 1
-        sel = 0
-        for b in bits:
-            sel |= 1 << b
-        return sel
-
-    def _shared(self, part, key, shared, bits, events, masks, cur, defer) -> None:
-        """One shared graphlet for the queries ``shared`` (Algorithm 1, lines 7-20)."""
-        sel = self._open_shared(bits)
-        etype = events[0].type
-        # graphlet-level snapshot x (Eq. 5): per query, its count at the graphlet's start
-        values: list[dict] = [{cq.index: self._base(part, cq, cq.elem_of_type[etype], cur) for cq in shared}]
-        self.snapshots += 1
-        S: dict = {}  # coefficients summed over the graphlet's events so far (committed timestamps)
-        events_coefs: list = []
-        pend: dict = {}
-        last_ts = None
-        for e, m in zip(events, masks):
-            m &= sel
-            if not m:
-                continue
-            if e.ts != last_ts:
-                if pend:
-                    for s, c in pend.items():
-                        S[s] = S.get(s, 0) + c
-                    pend = {}
-                last_ts = e.ts
-            if m == sel:  # same predecessors for every sharing query: share the propagation (Eq. 2)
-                for s, c in S.items():
-                    pend[s] = pend.get(s, 0) + c
-                pend[0] = pend.get(0, 0) + 1
-                if self.trace is not None:
-                    coef = dict(S)
-                    coef[0] = coef.get(0, 0) + 1
-                    events_coefs.append((e.pos, coef))
-            else:  # predicates differ: an event-level snapshot z (Definition 3.11)
-                zval = {}
-                for cq, b in zip(shared, bits):
-                    if m >> b & 1:
-                        v = list(values[0][cq.index])
-                        for s, c in S.items():
-                            sv = values[s][cq.index]
-                            for sl in range(cq.L):
-                                v[sl] += c * sv[sl]
-                        zval[cq.index] = v
-                    else:
-                        zval[cq.index] = [0] * cq.L
-                values.append(zval)
-                self.snapshots += 1
-                z = len(values) - 1
-                pend[z] = pend.get(z, 0) + 1
-                if self.trace is not None:
-                    events_coefs.append((e.pos, {z: 1}))
-        for s, c in pend.items():
-            S[s] = S.get(s, 0) + c
-        for cq in shared:
-            total = [0] * cq.L
-            for s, c in S.items():
-                sv = values[s][cq.index]
-                for sl in range(cq.L):
-                    total[sl] += c * sv[sl]
-            defer.append((cq, cq.elem_of_type[etype], total))
-        if self.trace is not None:
-            self.trace.append({"type": etype, "queries": [cq.index for cq in shared], "coefficients": events_coefs,
-                               "snapshots": [{q: list(v) for q, v in val.items()} for val in values]})
-
-    def _shared_general(self, part, key, shared, bits, events, masks, cur, defer) -> None:
-        """:meth:`_shared` for any RETURN clause: coefficients are tuples (count, and per aggregated
-        attribute of the shared type a sum / least / greatest value over the paths,
-        :mod:`evaluators.trends.coefficients`); snapshot values are full aggregate states per pane slot."""
-        sel = self._open_shared(bits)
-        etype = events[0].type
-        alg = GraphletAlgebra(shared, etype)
-        elem = {cq.index: cq.elem_of_type[etype] for cq in shared}
-        values: list[dict] = [{cq.index: self._base(part, cq, elem[cq.index], cur) for cq in shared}]
-        self.snapshots += 1
-        S: dict = {}
-        pend: dict = {}
-        events_coefs: list = []
-        last_ts = None
-        unit = alg.unit()
-        for e, m in zip(events, masks):
-            m &= sel
-            if not m:
-                continue
-            if e.ts != last_ts:
-                _merge_coefs(alg, S, pend)
-                pend = {}
-                last_ts = e.ts
-            # the predecessors' coefficients: the snapshot x directly, and every earlier event
-            preds = {s: list(c) for s, c in S.items()}
-            if 0 in preds:
-                alg.add(preds[0], unit)
+    def _commit(self, part: _Part, key, cq, i: int, total: list, cur: int) -> None:
+        """Add an element's new events (their summed vector) to its successor edges and results."""
+        agg = cq.agg
+        succ = []
+        if cq.kleene[i]:
+            succ.append((i, i))
+        if i + 1 < len(cq.types):
+            succ.append((i, i + 1))
+        for edge in succ:
+            v = _edge_vector(part, cq, edge)
+            if agg.count_only:
+                for sl, x in enumerate(total):
+                    if x:
+                        v[sl] += x
             else:
-                preds[0] = list(unit)
-            if m == sel:  # shared propagation (Equation 2 once for all sharing queries)
-                vals = alg.values(e.attrs)
-                coef = {s: alg.step(p, vals) for s, p in preds.items()}
-            else:  # an event-level snapshot (Definition 3.11): the event's state per query
-                zval = {}
-                for cq, b in zip(shared, bits):
-                    if m >> b & 1:
-                        agg, i = cq.agg, elem[cq.index]
-                        vec = []
-                        for sl in range(cq.L):
-                            acc = None
-                            for s, p in preds.items():
-                                acc = _plus(agg, acc, alg.evaluate(cq, p, values[s][cq.index][sl]))
-                            if agg.count_only:
-                                vec.append(acc)
-                            else:
-                                vec.append(agg.extend(acc, 0, i, e.attrs) if acc is not None else None)
-                        zval[cq.index] = vec
-                    else:
-                        zval[cq.index] = self._zero(cq)
-                values.append(zval)
-                self.snapshots += 1
-                coef = {len(values) - 1: list(unit)}
-            _merge_coefs(alg, pend, coef)
-            if self.trace is not None:
-                events_coefs.append((e.pos, {s: tuple(c) for s, c in coef.items()}))
-        _merge_coefs(alg, S, pend)
-        for cq in shared:
-            agg = cq.agg
-            total = self._zero(cq)
-            for s, c in S.items():
-                sv = values[s][cq.index]
-                for sl in range(cq.L):
-                    total[sl] = _plus(agg, total[sl], alg.evaluate(cq, c, sv[sl]))
-            defer.append((cq, elem[cq.index], total))
-        if self.trace is not None:
-            self.trace.append({"type": etype, "queries": [cq.index for cq in shared], "coefficients": events_coefs,
-                               "snapshots": [{q: [x if x is None or isinstance(x, int) else list(x) for x in v] for q, v in val.items()}
-                                             for val in values]})
-
-    # ---- driver -----------------------------------------------------------------------------------
-    def run(self, stream) -> TrendResult:
-        clock = Clock()
-        events = list(stream)
-        self._tpl_of_part: dict = {}
-        lat: list[float] = []
-        clock_pane = PaneClock(self.pane)
-        for group in timestamp_groups(events):
-            t0 = time.perf_counter()
-            cur = clock_pane(group[0].ts)
-            for tpl in self.templates:
-                attrs = tpl.partition_attributes
-                by_part: dict = {}
-                for e in group:
-                    if e.type in tpl.types:
-                        a = e.attrs
-                        try:
-                            key = tuple(a[x] for x in attrs)
-                        except KeyError:
-                            continue
-                        by_part.setdefault(key, []).append(e)
-                for key, evs in by_part.items():
-                    part = tpl.parts.get(key)
-                    if part is None:
-                        part = tpl.parts[key] = _Part()
-                        self._tpl_of_part[id(part)] = tpl
-                    self._advance(part, key, cur)
-                    t = evs[0].type
-                    single = all(e.type == t for e in evs)
-                    if single and t in tpl.shareable:
-                        if part.run_type != t and part.run:
-                            self._flush(part, key)
-                        part.run_type = t
-                        part.run.extend(evs)
-                    else:
-                        if part.run:
-                            self._flush(part, key)
-                        self._generic(tpl, part, key, evs, cur)
-                        other = sum(1 for e in evs if e.type not in tpl.shareable)
-                        part.n += other
-                        part.since += other
-            lat.append((time.perf_counter() - t0) * 1000.0)
-        t0 = time.perf_counter()
-        for tpl in self.templates:
-            for key, part in tpl.parts.items():
-                if part.run:
-                    self._flush(part, key)
-        if lat:
-            lat[-1] += (time.perf_counter() - t0) * 1000.0
-        res = TrendResult(self.queries, self.compiled, self.states, self.name, len(events), clock.elapsed())
-        res.latencies_ms = lat
-        res.snapshots = self.snapshots
-        res.extra.update(graphlets=self.graphlets, shared_graphlets=self.shared_graphlets, decisions=self.decisions,
-                         decision_seconds=self.decision_seconds)
-        return res
+                _add_vec(agg, v, total)
+        if i == len(cq.types) - 1:
+            grp = cq.group_of(key)
+            L = cq.L
+            st = self.states[cq.index]
+            for sl, x in enumerate(total):
+                if x:
+                    sp = cur - ((cur - sl) % L)
+                    add_result(cq, st, grp, sp, cur, x)
 
 
 def run_hamlet(queries: Sequence[TrendQuery], stream, *, policy: SharingPolicy | None = None, name: str | None = None) -> TrendResult:
     """Run the HAMLET executor (static sharing unless a policy is given)."""
     return HamletExecutor(queries, policy, name).run(stream)
+
+
+def _burst_masks(classes: list[tuple], events: list) -> list[int]:
+    """Per event of a burst, the bit set of the candidate queries that match it (``classes``: the
+    candidates' filters grouped by identical predicates, each with the bits of its queries)."""
+    if len(classes) == 1:
+        f, m = classes[0]
+        return [m if f(e.attrs) else 0 for e in events]
+    masks = []
+    for e in events:
+        m = 0
+        for f, cm in classes:
+            if f(e.attrs):
+                m |= cm
+        masks.append(m)
+    return masks
+
+
+# ---- vectors per query and partition (slot = start pane mod L) -------------------------------------
+def _edge_vector(part: _Part, cq, edge) -> list:
+    """The running-sum vector of query ``cq`` on predecessor edge ``edge`` (created empty)."""
+    st = part.qs.get(cq.index)
+    if st is None:
+        st = part.qs[cq.index] = _QState()
+    v = st.vs.get(edge)
+    if v is None:
+        v = st.vs[edge] = cq.empty_slots()
+    return v
+
+
+def _incoming(part: _Part, cq, i: int, cur: int) -> list:
+    """Sum of the predecessor-edge vectors into element i, plus the start term (Eq. 1)."""
+    out = None
+    st = part.qs.get(cq.index)
+    for src in cq.pred_elements(i):
+        v = st.vs.get((src, i)) if st is not None else None
+        if v is None:
+            continue
+        if out is None:
+            out = list(v) if cq.agg.count_only else [None if x is None else list(x) for x in v]
+        elif cq.agg.count_only:
+            for sl, x in enumerate(v):
+                out[sl] += x
+        else:
+            _add_vec(cq.agg, out, v)
+    if out is None:
+        out = cq.empty_slots()
+    if i == 0:
+        sl = cur % cq.L
+        if cq.agg.count_only:
+            out[sl] += 1
+        else:
+            out[sl] = _plus_start(cq.agg, out[sl])
+    return out
 
 
 # ---- aggregate-state helpers (general RETURN clauses; COUNT(*) uses plain ints) ----------------------
@@ -606,29 +506,6 @@ def _add_vec(agg, a: list, b: list) -> None:
             a[sl] = list(x)
         else:
             agg.add(a[sl], x)
-
-
-def _plus(agg, a, b):
-    """a + b for two states of one query (None is no trend; a COUNT(*)-only state is an int); may
-    reuse ``a``."""
-    if agg.count_only:
-        return (a or 0) + b
-    if a is None:
-        return b
-    if b is None:
-        return a
-    agg.add(a, b)
-    return a
-
-
-def _merge_coefs(alg, into: dict, coefs: dict) -> None:
-    """into += coefs, snapshot by snapshot (tuples added entry-wise)."""
-    for s, c in coefs.items():
-        cur = into.get(s)
-        if cur is None:
-            into[s] = list(c)
-        else:
-            alg.add(cur, c)
 
 
 def _added(agg, a: list, b: list) -> list:
