@@ -214,9 +214,10 @@ def sharing_mpm(clauses, models, sharing: Sharing, *, incidental: bool = False) 
 
     A shared vertex's shape, over its event types: its nearest shared source's shape extended
     left-deep by its other types, rarest first; without one, the cheapest bushy tree of the vertex
-    (:func:`algorithms.multi.neighborhoods.best_subtree`) under the model of the first pattern that
+    (:func:`algorithms.constrained.best_subtree`) under the model of the first pattern that
     builds it -- one shape per vertex, so that every pattern builds the same sub-tree."""
-    from algorithms.multi.neighborhoods import best_subtree, rename_tree
+    from algorithms.constrained import best_subtree
+    from algorithms.multi.neighborhoods import rename_tree
     from algorithms.registry import get_planner
     from cep.errors import PlanError
     from cep.global_plans import ClauseShape
