@@ -67,7 +67,7 @@ def small_dags(draw, max_n: int = 7):
 @given(small_dags())
 def test_both_exact_searches_equal_brute_force(g):
     expected = brute_force_dsmt(g)
-    for r in (branch_and_bound(g, time_budget_s=30.0), milp_branch_and_bound(g, time_budget_s=30.0)):
+    for r in (branch_and_bound(g, time_budget_s=math.inf), milp_branch_and_bound(g, time_budget_s=math.inf)):
         assert r.exact
         assert r.cost == pytest.approx(expected)
         cost, parent = g.tree(r.chosen)
@@ -78,19 +78,24 @@ def test_both_exact_searches_equal_brute_force(g):
 @settings(max_examples=100, deadline=None)
 @given(small_dags(max_n=9), st.integers(0, 3))
 def test_annealing_never_worse_than_trivial(g, seed):
-    sa = simulated_annealing(g, seed=seed, iterations=300)
+    sa = simulated_annealing(g, seed=seed, iterations=300, time_budget_s=math.inf)
     assert sa.cost <= g.trivial_cost() + 1e-9
-    assert sa.cost >= branch_and_bound(g).cost - 1e-9
-    assert simulated_annealing(g, seed=seed, iterations=300).chosen == sa.chosen  # deterministic
+    assert sa.cost >= branch_and_bound(g, time_budget_s=math.inf).cost - 1e-9
+    assert simulated_annealing(g, seed=seed, iterations=300, time_budget_s=math.inf).chosen == sa.chosen  # deterministic
 
 
 def test_solve_falls_back_to_annealing_when_the_budget_is_spent():
     g = SteinerGraph(4, 0, frozenset({1, 3}), {(0, 1): 5.0, (0, 2): 3.0, (0, 3): 5.0, (2, 1): 1.0, (2, 3): 1.0})
-    r = solve(g, time_budget_s=0.0)
-    assert r.method in ("exact", "annealing")
-    assert r.cost == pytest.approx(5.0)
-    assert solve(g).exact and solve(g).chosen == frozenset({2})
-    assert solve(g, exact="combinatorial").chosen == frozenset({2})
+    # a budget of nodes, not seconds: the branch and bound needs one node here (the greedy incumbent
+    # is optimal and the bound proves it at the root); with none it stops and annealing takes over
+    spent = solve(g, exact="combinatorial", max_nodes=0, time_budget_s=math.inf, sa_time_budget_s=math.inf)
+    assert spent.method == "annealing" and not spent.exact
+    assert spent.cost == pytest.approx(5.0) and spent.chosen == frozenset({2})
+    enough = solve(g, exact="combinatorial", max_nodes=1, time_budget_s=math.inf)
+    assert enough.method == "exact" and enough.explored == 1
+    assert branch_and_bound(g, max_nodes=0, time_budget_s=math.inf).method == "branch-and-bound (budget)"
+    assert solve(g, time_budget_s=math.inf).exact and solve(g, time_budget_s=math.inf).chosen == frozenset({2})
+    assert solve(g, exact="combinatorial", time_budget_s=math.inf).chosen == frozenset({2})
     with pytest.raises(PlanError, match="unknown exact"):
         solve(g, exact="lp")
 
@@ -125,7 +130,7 @@ def test_workload1_sharing_graph_holds_the_papers_edges():
     assert (v["q2"], v["q1"]) in arcs and (v["q5"], v["q2"]) in arcs
     assert (sub["SEQ(E2, E4)"], v["q3"]) in arcs and (sub["SEQ(E2, E4)"], v["q4"]) in arcs
     assert (sub["SEQ(E1, E2)"], v["q1"]) in arcs and (sub["SEQ(E1, E2)"], v["q3"]) in arcs
-    r = branch_and_bound(sg.graph)
+    r = branch_and_bound(sg.graph, time_budget_s=math.inf)
     assert r.exact and r.cost == pytest.approx(brute_force_dsmt(sg.graph))
     assert r.cost < sg.graph.trivial_cost()
     assert r.parent[v["q2"]] == v["q5"]  # Figure 8: Filter_sc over q5 is cheaper than q2 from scratch
@@ -136,10 +141,10 @@ def test_annealing_and_exact_on_a_table_v_workload():
 
     qs = table_v_workload(12, seed=5, r=0.5)
     sg = build_graph(qs, Statistics({f"E{i}": 0.2 + 0.1 * i for i in range(1, 14)}))
-    exact = milp_branch_and_bound(sg.graph)
+    exact = milp_branch_and_bound(sg.graph, time_budget_s=math.inf)
     assert exact.exact
-    assert branch_and_bound(sg.graph).cost == pytest.approx(exact.cost)
-    sa = simulated_annealing(sg.graph, seed=1, iterations=2000)
+    assert branch_and_bound(sg.graph, time_budget_s=math.inf).cost == pytest.approx(exact.cost)
+    sa = simulated_annealing(sg.graph, seed=1, iterations=2000, time_budget_s=math.inf)
     assert exact.cost - 1e-9 <= sa.cost <= sg.graph.trivial_cost() + 1e-9
 
 
@@ -148,6 +153,7 @@ def test_solve_falls_back_to_annealing_from_the_incumbent():
     from algorithms.motto.workloads import table_v_workload
 
     sg = build_graph(table_v_workload(40, seed=0), Statistics({f"E{i}": 0.1 * i for i in range(1, 14)}))
-    r = solve(sg.graph, time_budget_s=0.0, exact="combinatorial", sa_iterations=500)
+    r = solve(sg.graph, max_nodes=256, time_budget_s=math.inf, exact="combinatorial", sa_iterations=500,
+              sa_time_budget_s=math.inf)
     assert r.method == "annealing" and not r.exact
-    assert milp_branch_and_bound(sg.graph).cost - 1e-9 <= r.cost <= sg.graph.trivial_cost() + 1e-9
+    assert milp_branch_and_bound(sg.graph, time_budget_s=math.inf).cost - 1e-9 <= r.cost <= sg.graph.trivial_cost() + 1e-9
