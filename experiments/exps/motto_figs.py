@@ -249,8 +249,7 @@ def solver_plans(patterns, stats, *, budget_s: float, seed: int) -> dict:
     models = workload_models(clauses, stats)
     out: dict = {}
     for name in OPTIMIZERS:
-        gplan = sh_mdt.sh_mdt_plan(patterns, clauses, models, stats, time_budget_s=budget_s, seed=seed, solver=name)
-        mp = sh_mdt.last_motto_plan
+        gplan, mp = sh_mdt.sh_mdt_plan(patterns, clauses, models, stats, time_budget_s=budget_s, seed=seed, solver=name)
         out[name] = {"plan": gplan, "motto": mp, "seconds": mp.search_seconds, "finished": mp.method == "exact"}
         out.update(graph=mp.graph_size, build_s=mp.optimizer_seconds - mp.search_seconds, trivial_cost=mp.trivial_cost)
     return out
@@ -388,18 +387,17 @@ def run_cell(spec: Mapping) -> list[dict]:
         return _queries_cell(spec)
     if spec["x_name"] == "cores":
         return _cores_cell(spec)
-    from algorithms.multi import plan_workload, sh_mdt
+    from algorithms.multi import plan_workload
     from experiments.exps.mcep_figs import _digest
 
     p = spec["params"]
     stream, pats, stats = _workload(spec)
     rows, planned = [], {}
     for alg in spec["algorithms"]:
-        sh_mdt.last_motto_plan = None
         r = plan_workload(pats, alg, stats, seed=int(spec["seed"]), time_limit=float(p["budget_s"]))
         plan = _digest(r.plan)
-        if alg in ("MST", "SH-MDT") and sh_mdt.last_motto_plan is not None:  # MOTTO's own objective
-            mp = sh_mdt.last_motto_plan
+        if alg in ("MST", "SH-MDT") and r.motto is not None:  # MOTTO's own objective
+            mp = r.motto
             rows.append(_row(spec, alg, "planned_gain", mp.trivial_cost / mp.cost if mp.cost > 0 else None, plan=plan))
         planned[alg] = (r.plan, plan)
         shared = sum(1 for n in r.plan.shared_nodes() if not n.is_leaf)
