@@ -32,6 +32,7 @@ import math
 import random
 import time
 from dataclasses import dataclass, field
+from graphlib import CycleError, TopologicalSorter
 from typing import Iterable, Mapping
 
 from cep.errors import PlanError
@@ -86,22 +87,13 @@ class SteinerGraph:
 
 
 def _check_acyclic(n: int, arcs: Iterable[tuple[int, int]]) -> None:
-    out: dict[int, list[int]] = {v: [] for v in range(n)}
-    indeg = [0] * n
+    preds: dict[int, list[int]] = {v: [] for v in range(n)}
     for u, v in arcs:
-        out[u].append(v)
-        indeg[v] += 1
-    stack = [v for v in range(n) if indeg[v] == 0]
-    seen = 0
-    while stack:
-        u = stack.pop()
-        seen += 1
-        for v in out[u]:
-            indeg[v] -= 1
-            if indeg[v] == 0:
-                stack.append(v)
-    if seen != n:
-        raise PlanError("Steiner graph has a cycle; MOTTO's sharing graphs are acyclic")
+        preds[v].append(u)
+    try:
+        TopologicalSorter(preds).prepare()
+    except CycleError:
+        raise PlanError("Steiner graph has a cycle; MOTTO's sharing graphs are acyclic") from None
 
 
 @dataclass(frozen=True)
@@ -134,23 +126,19 @@ def greedy(g: SteinerGraph) -> frozenset[int]:
 
 
 def components(g: SteinerGraph) -> list[frozenset[int]]:
-    """The weakly connected components of the graph without its root: the cost of a tree is the
-    sum of independent parts, one per component, so each is solved on its own."""
-    parent = list(range(g.n))
+    """The weakly connected components of the graph without its root, by their least vertex: the
+    cost of a tree is the sum of independent parts, one per component, so each is solved on its own."""
+    import numpy as np
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
 
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for u, v in g.arcs:
-        if u != g.root:
-            parent[find(u)] = find(v)
+    arcs = np.array([a for a in g.arcs if a[0] != g.root], dtype=np.int64).reshape(-1, 2)
+    adjacency = coo_matrix((np.ones(len(arcs)), (arcs[:, 0], arcs[:, 1])), shape=(g.n, g.n))
+    _, label = connected_components(adjacency, directed=True, connection="weak")
     groups: dict[int, set[int]] = {}
     for v in range(g.n):
         if v != g.root:
-            groups.setdefault(find(v), set()).add(v)
+            groups.setdefault(int(label[v]), set()).add(v)
     return sorted((frozenset(c) for c in groups.values()), key=min)
 
 

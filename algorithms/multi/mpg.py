@@ -176,20 +176,20 @@ class MultiPatternGraph:
         return sorted({cs.other(owner) for cs in self.of_owner[owner]})
 
     def components(self) -> list[list[Owner]]:
-        """Connected components (each sorted), largest first; isolated owners are components of one."""
-        parent = {o: o for o in self.clauses}
+        """Connected components (each sorted), largest first, then by their owners; isolated owners
+        are components of one."""
+        import numpy as np
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
 
-        def find(x):
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
-        for a, b in self.edges:
-            parent[find(a)] = find(b)
+        owners = sorted(self.clauses)
+        index = {o: i for i, o in enumerate(owners)}
+        ends = np.array([(index[a], index[b]) for a, b in self.edges], dtype=np.int64).reshape(-1, 2)
+        adjacency = coo_matrix((np.ones(len(ends)), (ends[:, 0], ends[:, 1])), shape=(len(owners), len(owners)))
+        _, label = connected_components(adjacency, directed=False)
         comps: dict = {}
-        for o in sorted(self.clauses):
-            comps.setdefault(find(o), []).append(o)
+        for o in owners:
+            comps.setdefault(int(label[index[o]]), []).append(o)
         return sorted(comps.values(), key=lambda c: (-len(c), c))
 
     def containing(self, owner: Owner, vs: tuple[str, ...]) -> list[tuple[Owner, dict[str, str]]]:

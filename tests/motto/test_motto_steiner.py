@@ -12,7 +12,14 @@ from hypothesis import strategies as st
 
 from algorithms.motto.graph import build_graph
 from algorithms.motto.query import conj, seq
-from algorithms.motto.steiner import SteinerGraph, branch_and_bound, milp_branch_and_bound, simulated_annealing, solve
+from algorithms.motto.steiner import (
+    SteinerGraph,
+    branch_and_bound,
+    components,
+    milp_branch_and_bound,
+    simulated_annealing,
+    solve,
+)
 from cep.errors import PlanError
 from cep.pattern import Window
 from cep.statistics import Statistics
@@ -103,6 +110,31 @@ def test_solve_falls_back_to_annealing_when_the_budget_is_spent():
 def test_cycles_are_refused():
     with pytest.raises(PlanError, match="cycle"):
         SteinerGraph(3, 0, frozenset({1, 2}), {(0, 1): 1.0, (1, 2): 1.0, (2, 1): 1.0})
+    with pytest.raises(PlanError, match="cycle"):  # a longer one, away from the root
+        SteinerGraph(5, 0, frozenset({1, 4}), {(0, 1): 1.0, (1, 2): 1.0, (2, 3): 1.0, (3, 4): 1.0, (4, 2): 1.0})
+    SteinerGraph(5, 0, frozenset({1, 4}), {(0, 1): 1.0, (1, 2): 1.0, (2, 3): 1.0, (3, 4): 1.0, (2, 4): 1.0})  # a DAG: accepted
+
+
+@settings(max_examples=100, deadline=None)
+@given(small_dags(max_n=9))
+def test_components_are_the_weak_components_without_the_root(g):
+    adj = {v: set() for v in range(g.n) if v != g.root}
+    for u, v in g.arcs:
+        if u != g.root:
+            adj[u].add(v)
+            adj[v].add(u)
+    expected, seen = [], set()
+    for v in sorted(adj):  # breadth-first search, components in order of their least vertex
+        if v in seen:
+            continue
+        comp, todo = {v}, [v]
+        while todo:
+            for y in adj[todo.pop()] - comp:
+                comp.add(y)
+                todo.append(y)
+        seen |= comp
+        expected.append(frozenset(comp))
+    assert components(g) == expected
 
 
 # ---- workload 1 (MOTTO Listing 1) ------------------------------------------------------------

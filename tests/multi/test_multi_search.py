@@ -73,6 +73,37 @@ def test_compact_representation_and_components():
     assert g.components() == [[(0, 0), (1, 0), (2, 0)], [(3, 0), (4, 0)], [(5, 0)]]
 
 
+def reachable_groups(nodes, edges) -> list[list]:
+    """Connected components by breadth-first search (each sorted), largest first, then by owners."""
+    adj = {v: set() for v in nodes}
+    for a, b in edges:
+        adj[a].add(b)
+        adj[b].add(a)
+    seen, out = set(), []
+    for v in sorted(nodes):
+        if v in seen:
+            continue
+        comp, todo = [], [v]
+        seen.add(v)
+        while todo:
+            x = todo.pop()
+            comp.append(x)
+            for y in adj[x] - seen:
+                seen.add(y)
+                todo.append(y)
+        out.append(sorted(comp))
+    return sorted(out, key=lambda c: (-len(c), c))
+
+
+@settings(SLOW_OK, max_examples=40)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([1, 2]))
+def test_components_are_the_connected_components_of_the_mpg(seed, min_size):
+    rng = random.Random(seed)
+    pats = random_workload(rng, n_base=rng.randint(1, 4), n_variants=rng.randint(0, 5))
+    g = MultiPatternGraph(workload_clauses(pats), min_size=min_size)
+    assert g.components() == reachable_groups(list(g.clauses), list(g.edges))
+
+
 def _stats(rng):
     return Statistics({t: rng.choice([0.2, 0.5, 1.0, 2.0, 5.0]) for t in "ABCD"},
                       {"a,b": 0.3, "a,c": 0.5, "b,c": 0.2})
