@@ -9,8 +9,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
-import sys
-from pathlib import Path
 
 import pytest
 from evaluator_cases import random_stream
@@ -24,8 +22,6 @@ from cep.parser import parse_patterns
 from cep.pattern import Op, Operator, Window
 from cep.plans import TreePlan, tree_leaves
 from cep.statistics import Statistics
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "motto"))  # motto_cases
 
 def _random_tree(rng, vs):
     vs = list(vs)
