@@ -100,8 +100,6 @@ class LocalPlans:
         self.planner = get_planner(order_planner if kind == "order" else tree_planner)
         self.cache: dict = {}
         self.sub_cache: dict = {}
-        self.hits = 0
-        self.misses = 0
 
     def best(self, owner: Owner):
         return self.constrained(owner, ())
@@ -111,9 +109,7 @@ class LocalPlans:
         key = (owner, constraint)
         got = self.cache.get(key)
         if got is not None:
-            self.hits += 1
             return got
-        self.misses += 1
         model = self.models[owner]
         if self.kind == "order":
             plan = self.planner.plan_with_prefix(model, constraint).plan

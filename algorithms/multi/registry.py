@@ -64,7 +64,7 @@ def multi_planner_names() -> list[str]:
     return list(MULTI_PLANNERS) + list(BASELINE_NAMES) + ["SH-MDT"] + list(MOTTO_BASELINE_NAMES)
 
 
-def multi_planner_kind(name: str) -> str:
+def _multi_planner_kind(name: str) -> str:
     spec = MULTI_PLANNERS.get(name)
     if name in BASELINE_NAMES:
         return "order"
@@ -110,7 +110,7 @@ class MultiPlanned:
         }
 
 
-def trivial_global_plan(clauses, models, kind: str) -> GlobalPlan:
+def _trivial_global_plan(clauses, models, kind: str) -> GlobalPlan:
     """Each clause in its written order (its left-deep tree for an MPM), nothing shared."""
     from algorithms.registry import get_planner
 
@@ -166,7 +166,7 @@ def plan_workload(patterns, name: str, stats, *, time_limit: float = 5.0, seed: 
     elif name == "TRIVIAL" or name in _single_names():
         from algorithms.registry import get_planner
 
-        kind = multi_planner_kind(name)
+        kind = _multi_planner_kind(name)
         planner = get_planner(name, seed=seed) if "seed" in get_planner(name).get_params() else get_planner(name)
         plans = {o: planner.plan_model(models[o]).plan for o in clauses}
         g = build_global_plan(kind, clauses, plans, share=False)
@@ -177,7 +177,7 @@ def plan_workload(patterns, name: str, stats, *, time_limit: float = 5.0, seed: 
                         f"single-pattern: {', '.join(_single_names())}")
     plan_time = time.perf_counter() - t0
     cost = cost_multi(g, models)
-    trivial = cost_multi(trivial_global_plan(clauses, models, g.kind), models)
+    trivial = cost_multi(_trivial_global_plan(clauses, models, g.kind), models)
     return MultiPlanned(name, g, cost, trivial, cost if initial is None else initial, plan_time, search, edges, motto)
 
 

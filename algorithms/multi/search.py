@@ -43,7 +43,6 @@ from algorithms.multi.neighborhoods import LocalPlans, Neighborhood
 class SearchStats:
     steps: int = 0
     accepted: int = 0
-    improvements: int = 0
     elapsed_s: float = 0.0
     c0: float | None = None
     trace: list = field(default_factory=list)  # (seconds since start, best cost)
@@ -54,7 +53,7 @@ class SearchStats:
         return self.steps / self.elapsed_s if self.elapsed_s > 0 else 0.0
 
 
-class SearchState:
+class _SearchState:
     """The current global plan, its cost, and the XOR hash of its local plans."""
 
     def __init__(self, g: GlobalPlan, cost: IncrementalCost) -> None:
@@ -86,7 +85,7 @@ def _snapshot(g: GlobalPlan, owners) -> dict:
     return {o: g.plans[o] for o in owners}
 
 
-def simulated_annealing(state: SearchState, hood: Neighborhood, owners, rng: random.Random, deadline: float,
+def _simulated_annealing(state: _SearchState, hood: Neighborhood, owners, rng: random.Random, deadline: float,
                         stats: SearchStats, *, alpha: float = 0.99, initial_neighbours: int = 1000,
                         max_steps: int | None = None, t_start: float = 0.0, total_steps: int | None = None) -> dict:
     """SA over one component; returns the best plans seen for ``owners``.  ``max_steps``: steps after
@@ -107,7 +106,6 @@ def simulated_annealing(state: SearchState, hood: Neighborhood, owners, rng: ran
         c = max(c, abs(d))
         if state.total < best - 1e-12 * max(1.0, abs(best)):
             best, best_plans = state.total, _snapshot(state.g, owners)
-            stats.improvements += 1
         state.undo(old)
     stats.c0 = c if stats.c0 is None else max(stats.c0, c)
     c = c or 1.0
@@ -123,7 +121,6 @@ def simulated_annealing(state: SearchState, hood: Neighborhood, owners, rng: ran
             stats.accepted += 1
             if state.total < best - 1e-12 * max(1.0, abs(best)):
                 best, best_plans = state.total, _snapshot(state.g, owners)
-                stats.improvements += 1
                 stats.trace.append((time.perf_counter() - t_start, best))
         else:
             state.undo(old)
@@ -131,7 +128,7 @@ def simulated_annealing(state: SearchState, hood: Neighborhood, owners, rng: ran
     return best_plans
 
 
-def tabu_search(state: SearchState, hood: Neighborhood, owners, rng: random.Random, deadline: float,
+def _tabu_search(state: _SearchState, hood: Neighborhood, owners, rng: random.Random, deadline: float,
                 stats: SearchStats, *, neighbours: int = 100, capacity: int = 10_000,
                 max_steps: int | None = None, t_start: float = 0.0, total_steps: int | None = None) -> dict:
     """TS over one component; returns the best plans seen for ``owners``.  ``max_steps``: whole
@@ -175,7 +172,6 @@ def tabu_search(state: SearchState, hood: Neighborhood, owners, rng: random.Rand
         remember(state.hash)
         if state.total < best - 1e-12 * max(1.0, abs(best)):
             best, best_plans = state.total, _snapshot(state.g, owners)
-            stats.improvements += 1
             stats.trace.append((time.perf_counter() - t_start, best))
     return best_plans
 
@@ -192,7 +188,7 @@ def local_search(clauses, models, mpg, *, kind: str, heuristic: str, k: int = 2,
     g = build_global_plan(kind, clauses, initial)
     cost = IncrementalCost(g, models)
     initial_cost = cost.total
-    state = SearchState(g, cost)
+    state = _SearchState(g, cost)
     hood = Neighborhood(mpg, local, k=k, vertex=vertex)
     stats = SearchStats()
     comps = [c for c in mpg.components() if len(c) > 1]
@@ -213,9 +209,9 @@ def local_search(clauses, models, mpg, *, kind: str, heuristic: str, k: int = 2,
         exact = None if replay_steps is None else int(replay_steps[i])
         before = stats.steps
         if heuristic == "SA":
-            best = simulated_annealing(state, hood, comp, rng, deadline, stats, max_steps=per, t_start=t0, total_steps=exact)
+            best = _simulated_annealing(state, hood, comp, rng, deadline, stats, max_steps=per, t_start=t0, total_steps=exact)
         else:
-            best = tabu_search(state, hood, comp, rng, deadline, stats, max_steps=per, t_start=t0, total_steps=exact)
+            best = _tabu_search(state, hood, comp, rng, deadline, stats, max_steps=per, t_start=t0, total_steps=exact)
         stats.component_steps.append(stats.steps - before)
         state.apply(best)
     stats.elapsed_s = time.perf_counter() - t0

@@ -191,7 +191,7 @@ def weakening_of(sp, var_of: Mapping[str, str], q):
     return Weakening(frozenset(keep_order), frozenset(keep_conds))
 
 
-def motto_queries(patterns, clauses) -> tuple[list, dict[int, str]]:
+def _motto_queries(patterns, clauses) -> tuple[list, dict[int, str]]:
     """The MOTTO queries of the patterns it accepts (one DNF clause, no NOT/KL, skip-till-any),
     named ``P<i>``, and the name of each pattern's query."""
     from algorithms.motto import from_pattern
@@ -326,7 +326,7 @@ def sh_mdt_plan(patterns, clauses, models, stats, *, time_budget_s: float = MOTT
     annealing by its iterations alone: a budget that does not depend on the machine."""
     from algorithms.motto import optimize
 
-    queries, qname = motto_queries(patterns, clauses)
+    queries, qname = _motto_queries(patterns, clauses)
     st = stats[0] if isinstance(stats, (list, tuple)) else stats
     if not queries:
         return MottoMpm(sharing_mpm(clauses, models, Sharing({}, {}, {})))
@@ -343,7 +343,7 @@ def motto_baseline_plan(name: str, patterns, clauses, models, stats, *, time_bud
     (``max_nodes`` as in :func:`sh_mdt_plan`)."""
     from algorithms.motto.baselines import lcse_sharing, mst_plan
 
-    queries, qname = motto_queries(patterns, clauses)
+    queries, qname = _motto_queries(patterns, clauses)
     if name == "NA" or not queries:
         return MottoMpm(sharing_mpm(clauses, models, Sharing({}, {}, {})))
     st = stats[0] if isinstance(stats, (list, tuple)) else stats

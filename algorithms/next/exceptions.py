@@ -27,23 +27,23 @@ from cep import next_algebra as nx
 Path = tuple[int, ...]
 
 
-def root_context_paths(e: nx.Expr, path: Path = (), root: bool = True) -> Iterator[tuple[Path, nx.Expr]]:
+def _root_context_paths(e: nx.Expr, path: Path = (), root: bool = True) -> Iterator[tuple[Path, nx.Expr]]:
     """Every sub-expression in a root context, with its path."""
     if root:
         yield path, e
     if isinstance(e, nx.Union):
-        yield from root_context_paths(e.left, path + (0,), root)
-        yield from root_context_paths(e.right, path + (1,), root)
+        yield from _root_context_paths(e.left, path + (0,), root)
+        yield from _root_context_paths(e.right, path + (1,), root)
     elif isinstance(e, nx.Next):
-        yield from root_context_paths(e.left, path + (0,), root)
-        yield from root_context_paths(e.right, path + (1,), False)
+        yield from _root_context_paths(e.left, path + (0,), root)
+        yield from _root_context_paths(e.right, path + (1,), False)
     elif isinstance(e, nx.Except):
-        yield from root_context_paths(e.child, path + (0,), root)
-        yield from root_context_paths(e.fail, path + (1,), True)
+        yield from _root_context_paths(e.child, path + (0,), root)
+        yield from _root_context_paths(e.fail, path + (1,), True)
     elif isinstance(e, nx.Time):
-        yield from root_context_paths(e.child, path + (0,), root)
+        yield from _root_context_paths(e.child, path + (0,), root)
     elif isinstance(e, nx.Iteration):
-        yield from root_context_paths(e.child, path + (0,), False)
+        yield from _root_context_paths(e.child, path + (0,), False)
 
 
 def push_out(e: nx.Expr) -> nx.Expr | None:
@@ -63,7 +63,7 @@ def pull_in(e: nx.Expr) -> nx.Expr | None:
 def candidates(e: nx.Expr) -> list[tuple[Path, nx.Expr]]:
     """``(path, replacement)`` for every place where the equivalence applies."""
     out = []
-    for path, sub in root_context_paths(e):
+    for path, sub in _root_context_paths(e):
         for move in (push_out, pull_in):
             new = move(sub)
             if new is not None:
