@@ -86,10 +86,11 @@ def left_deep_dp(model: ClauseCostModel, prefix: list[int], upper_bound: list[in
 
     ``variables`` (default: all of the clause's) restricts the order to a sub-pattern: the terms are
     those of its own prefixes (the best plan of a sub-pattern, MCEP 4.2); ``prefix`` lies inside it.
-    ``upper_bound``, a feasible order of the same variables (e.g. GREEDY's), prunes every prefix set
+    ``upper_bound``, a feasible order of the whole clause (e.g. GREEDY's), prunes every prefix set
     ``S`` with ``PM(S) > cost(upper_bound) - PM(all) - cost(prefix)``: such a set cannot be a prefix
     of an optimal order, whose other terms are non-negative.
     """
+    assert upper_bound is None or variables is None, "a bound is a plan of the whole clause"
     if model.n <= TABLE_LIMIT:
         model.table()
     rest = [i for i in (range(model.n) if variables is None else sorted(variables)) if i not in prefix]
@@ -150,8 +151,8 @@ def bushy_dp(model: ClauseCostModel, units: list[Unit], upper_bound: Tree | None
     are the units (each unit's own tree kept whole).  Units that do not cover the clause give the best
     tree of that sub-pattern (MCEP 4.2, "the best plan of P"; its latency term only if it holds ``T_n``).
 
-    ``upper_bound``, a feasible tree (e.g. ZSTREAM-ORD's), prunes every set ``S`` with
-    ``PM(S) > cost(upper_bound) - PM(all) - sum of the units' costs``: no optimal tree has such a node.
+    ``upper_bound``, a feasible tree of the whole clause (e.g. ZSTREAM-ORD's), prunes every set ``S``
+    with ``PM(S) > cost(upper_bound) - PM(all) - sum of the units' costs``: no optimal tree has such a node.
     """
     m = len(units)
     if m == 1:
@@ -159,6 +160,7 @@ def bushy_dp(model: ClauseCostModel, units: list[Unit], upper_bound: Tree | None
     if model.n <= TABLE_LIMIT:
         model.table()
     masks = [u.mask for u in units]
+    assert upper_bound is None or sum(masks) == (1 << model.n) - 1, "a bound is a plan of the whole clause"
     identity = m == model.n and all(mk == 1 << u for u, mk in enumerate(masks))
     g_log = model.table() if identity else model.log_node(_expand(masks))
     base_log = np.array([np.logaddexp(u.log_cost, model.log_alpha + u.log_latency) for u in units])
