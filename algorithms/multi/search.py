@@ -10,7 +10,8 @@ timestamp-based stop condition"; ``max_steps`` also stops them, for deterministi
 the cheapest state seen, so a search never returns a plan costlier than its start.
 
 A time-limited search is not reproducible, but everything in it except where it stops is: the random
-draws are seeded per component and the deadline is only looked at between steps.  ``SearchStats.
+draws are seeded per component (numpy's ``SeedSequence`` of the seed, spawned by the component's
+first owner) and the deadline is only looked at between steps.  ``SearchStats.
 component_steps`` records the steps each component's search took; ``replay_steps`` (that list) runs
 exactly those steps with no clock, and returns the very plan the timed search returned.
 
@@ -32,8 +33,10 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
-from cep.errors import PlanError
-from cep.global_plans import GlobalPlan, build_global_plan
+import numpy as np
+
+from cep.errors import ConfigError, PlanError
+from cep.global_plans import GlobalPlan, Owner, build_global_plan
 
 from algorithms.multi.costs import IncrementalCost
 from algorithms.multi.neighborhoods import LocalPlans, Neighborhood
@@ -176,6 +179,12 @@ def _tabu_search(state: _SearchState, hood: Neighborhood, owners, rng: random.Ra
     return best_plans
 
 
+def _component_seed(seed: int, first: Owner) -> int:
+    """The seed of a component's search: numpy's SeedSequence of the run's ``seed``, spawned by the
+    component's first owner, so each component draws its own stream whatever the others."""
+    return int(np.random.SeedSequence(seed, spawn_key=tuple(first)).generate_state(1, np.uint64)[0])
+
+
 def local_search(clauses, models, mpg, *, kind: str, heuristic: str, k: int = 2, vertex: bool = False,
                  time_limit: float = 5.0, seed: int = 0, max_steps: int | None = None,
                  replay_steps: list[int] | None = None,
@@ -183,6 +192,8 @@ def local_search(clauses, models, mpg, *, kind: str, heuristic: str, k: int = 2,
     """Run SA or TS over every connected component of ``mpg``; returns the best global plan, the
     search statistics and the initial (best-local-plans) cost.  ``replay_steps``: the
     ``component_steps`` of an earlier search of the same workload and seed, replayed exactly."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ConfigError(f"the search seed must be an integer >= 0, got {seed!r}")
     local = LocalPlans(kind, models, order_planner=order_planner, tree_planner=tree_planner)
     initial = {o: local.best(o) for o in clauses}
     g = build_global_plan(kind, clauses, initial)
@@ -204,7 +215,7 @@ def local_search(clauses, models, mpg, *, kind: str, heuristic: str, k: int = 2,
             continue
         budget = time_limit * len(comp) / total
         deadline = time.perf_counter() + budget
-        rng = random.Random(hash((seed, comp[0])) & 0xFFFFFFFF)
+        rng = random.Random(_component_seed(seed, comp[0]))
         per = None if max_steps is None else max(1, max_steps * len(comp) // total)
         exact = None if replay_steps is None else int(replay_steps[i])
         before = stats.steps
