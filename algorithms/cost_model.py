@@ -72,7 +72,7 @@ MAX_VARIABLES = 62  # variable sets are int64 bitmasks
 TABLE_LIMIT = 26
 
 
-def throughput_model_of(strategy: Strategy) -> str:
+def _throughput_model_of(strategy: Strategy) -> str:
     """The JQPG 5.2 throughput model of a selection strategy."""
     if strategy is Strategy.ANY:
         return ANY
@@ -81,7 +81,7 @@ def throughput_model_of(strategy: Strategy) -> str:
     return CONTIGUITY
 
 
-def popcount(x: np.ndarray) -> np.ndarray:
+def _popcount(x: np.ndarray) -> np.ndarray:
     return np.bitwise_count(np.asarray(x, dtype=np.int64)).astype(np.int64)
 
 
@@ -112,7 +112,7 @@ class ClauseCostModel:
         self.alpha = float(alpha)
         self.log_alpha = math.log(self.alpha) if self.alpha > 0 else -math.inf
         self.seq_selectivity = bool(seq_selectivity)
-        self.throughput = throughput or throughput_model_of(sp.strategy)
+        self.throughput = throughput or _throughput_model_of(sp.strategy)
         self.variables: tuple[str, ...] = sp.positive
         self.n = len(self.variables)
         assert self.n >= 1, f"clause {sp.name} has no positive variable"
@@ -240,9 +240,9 @@ class ClauseCostModel:
         for mask, lq in self.negations:
             t[(idx & mask) == mask] += lq
         if self.order_kind == "chain":
-            t -= _log_factorials(n)[popcount(idx)]
+            t -= _log_factorials(n)[_popcount(idx)]
         elif self.order_kind == "poset":
-            t += self._log_linear_extension_table() - _log_factorials(n)[popcount(idx)]
+            t += self._log_linear_extension_table() - _log_factorials(n)[_popcount(idx)]
         for mask in self.zero_masks:
             t[(idx & mask) == mask] = -math.inf
         t[0] = 0.0
@@ -289,7 +289,7 @@ class ClauseCostModel:
         for mask, lq in self.negations:
             out += np.where((masks & mask) == mask, lq, 0.0)
         if self.order_kind == "chain":
-            out -= _log_factorials(self.n)[popcount(masks)]
+            out -= _log_factorials(self.n)[_popcount(masks)]
         for mask in self.zero_masks:
             out = np.where((masks & mask) == mask, -math.inf, out)
         return out

@@ -75,24 +75,24 @@ def format_log_cost(log_cost: float) -> str:
 
 
 # ---- log-space building blocks over a model -------------------------------------------------------
-def order_indices(model: ClauseCostModel, order: Sequence[str]) -> np.ndarray:
+def _order_indices(model: ClauseCostModel, order: Sequence[str]) -> np.ndarray:
     return np.array([model.index[v] for v in order], dtype=np.int64)
 
 
 def log_throughput_order(model: ClauseCostModel, order: Sequence[str]) -> float:
     """``log sum_k PM(prefix_k)``: Cost_ord (or Cost_next_ord) of ``order`` under ``model``."""
-    idx = order_indices(model, order)
+    idx = _order_indices(model, order)
     return np.logaddexp.reduce(model.log_node(np.cumsum(np.int64(1) << idx)))
 
 
 def log_latency_order(model: ClauseCostModel, order: Sequence[str]) -> float:
     """``log Cost_lat_ord``: the leaves that follow ``T_n`` in the order (``-inf`` if none)."""
-    idx = order_indices(model, order)
+    idx = _order_indices(model, order)
     after = idx[int(np.nonzero(idx == model.last)[0][0]) + 1 :]
     return np.logaddexp.reduce(model.log_leaf[after])
 
 
-def tree_masks(model: ClauseCostModel, root: Tree) -> list[int]:
+def _tree_masks(model: ClauseCostModel, root: Tree) -> list[int]:
     """The variable mask of every node of a tree, children before parents."""
     out: list[int] = []
 
@@ -110,7 +110,7 @@ def tree_masks(model: ClauseCostModel, root: Tree) -> list[int]:
 
 def log_throughput_tree(model: ClauseCostModel, root: Tree) -> float:
     """``log sum_{N} PM(leaves(N))``: Cost_tree (or its next-match variant) of a tree."""
-    return np.logaddexp.reduce(model.log_node(np.array(tree_masks(model, root), dtype=np.int64)))
+    return np.logaddexp.reduce(model.log_node(np.array(_tree_masks(model, root), dtype=np.int64)))
 
 
 def log_latency_tree(model: ClauseCostModel, root: Tree) -> float:
@@ -121,10 +121,10 @@ def log_latency_tree(model: ClauseCostModel, root: Tree) -> float:
     while isinstance(node, tuple):
         left, right = node
         if t in set(tree_leaves(left)):
-            siblings.extend(tree_masks(model, right)[-1:])
+            siblings.extend(_tree_masks(model, right)[-1:])
             node = left
         else:
-            siblings.extend(tree_masks(model, left)[-1:])
+            siblings.extend(_tree_masks(model, left)[-1:])
             node = right
     return np.logaddexp.reduce(model.log_node(np.array(siblings, dtype=np.int64))) if siblings else -math.inf
 

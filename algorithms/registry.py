@@ -57,10 +57,6 @@ REWRITERS: dict[str, PlannerFactory] = {
 }
 
 
-def rewriter_names() -> list[str]:
-    return list(REWRITERS)
-
-
 def get_rewriter(name: str, **params):
     """A rewriting planner by name (see :data:`REWRITERS`); unknown names or parameters raise PlanError."""
     try:

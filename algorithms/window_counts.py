@@ -26,7 +26,7 @@ from cep.pattern import Window, WindowKind
 from cep.statistics import Statistics
 
 
-def total_rate(stats: Statistics) -> float:
+def _total_rate(stats: Statistics) -> float:
     """The sum of all arrival rates in the statistics (events per second)."""
     return float(sum(stats.rates.values()))
 
@@ -36,14 +36,14 @@ def window_event_count(event_type: str, stats: Statistics, window: Window) -> fl
     r = stats.rate(event_type)
     if window.kind is WindowKind.TIME:
         return window.size * r
-    total = total_rate(stats)
+    total = _total_rate(stats)
     return window.size * r / total if total > 0 else 0.0
 
 
 def window_total_count(stats: Statistics, window: Window) -> float:
     """Expected number of stream events of any type in one window (``W * R`` or ``N``)."""
     if window.kind is WindowKind.TIME:
-        return window.size * total_rate(stats)
+        return window.size * _total_rate(stats)
     return float(window.size)
 
 
@@ -56,7 +56,7 @@ def kleene_log_rate(rate: float, window_seconds: float) -> float:
     return rate * window_seconds * math.log(2.0) - math.log(window_seconds)
 
 
-def log_subset_count(k: float, min_size: int = 1, max_size: int | None = None) -> float:
+def _log_subset_count(k: float, min_size: int = 1, max_size: int | None = None) -> float:
     """``log`` of the number of subsets of ``k`` events that a Kleene closure accepts (see module doc)."""
     if max_size is None:
         return k * math.log(2.0)
@@ -73,5 +73,5 @@ def log_window_counts(sp: SimplePattern, stats: Statistics) -> dict[str, float]:
     for name in sp.positive:
         v = sp.var[name]
         k = window_event_count(v.type, stats, sp.window)
-        out[name] = log_subset_count(k, v.min_size, v.max_size) if v.kind == KLEENE else (math.log(k) if k > 0 else -math.inf)
+        out[name] = _log_subset_count(k, v.min_size, v.max_size) if v.kind == KLEENE else (math.log(k) if k > 0 else -math.inf)
     return out

@@ -18,8 +18,8 @@ Modules, in the order of MOTTO's workflow (Figure 3):
 * :mod:`~algorithms.motto.steiner` -- exact branch and bound within a time budget, simulated
   annealing beyond it (Section V-B);
 * :mod:`~algorithms.motto.plan` -- :func:`optimize` and its result :class:`MottoPlan`;
-* :mod:`~algorithms.motto.workloads` -- Table V workloads; :mod:`~algorithms.motto.measure` --
-  how large a workload the exact search solves within its budget;
+* :mod:`~algorithms.motto.workloads` -- Table V workloads (``python -m experiments bench motto``
+  measures how large a workload the exact search solves within its budget);
 * :mod:`~algorithms.motto.baselines` -- the baselines of Section VII-A (MST, LCSE).
 
 How a :class:`MottoPlan` maps onto the global plans of the multi-pattern branch (MCEP's shared

@@ -40,10 +40,6 @@ class SharingGraph:
     n_subqueries: int = 0
     subqueries_capped: bool = False  # the search for interesting sub-queries reached max_subqueries
 
-    @property
-    def n_steiner(self) -> int:
-        return len(self.graph.steiner)
-
 
 def build_graph(
     queries: Sequence[Query],

@@ -119,6 +119,7 @@ def optimize(
     charge_leaves: bool = True,
     mpm_filters: bool = False,
     solver: str = "auto",
+    max_nodes: int | None = None,
 ) -> MottoPlan:
     """MOTTO: the cheapest jumbo query plan of ``queries`` under ``stats`` (module docstring).
 
@@ -132,8 +133,9 @@ def optimize(
     q5 = CONJ(E1 & E3) <- q0: from the primitive events  [scratch; cost 120]
     q2 = SEQ(E1, E3) <- q5: {q5} -> Filter_sc(E1 < E3)  [OTT; cost 50]
 
-    ``time_budget_s`` is the exact search's budget (the paper's 5 minutes by default), ``exact``
-    its method (:func:`algorithms.motto.steiner.solve`); ``selectivities`` of the queries'
+    ``time_budget_s`` is the exact search's budget (the paper's 5 minutes by default; ``max_nodes``
+    bounds it in branch-and-bound nodes as well, a budget that does not depend on the machine),
+    ``exact`` its method (:func:`algorithms.motto.steiner.solve`); ``selectivities`` of the queries'
     conditions are keyed by event types (default: ``stats.selectivities``); ``techniques`` and
     ``extend_windows`` restrict the rewrites (:func:`algorithms.motto.graph.build_graph`; the MST
     baseline of :mod:`algorithms.motto.baselines`); ``charge_leaves=False`` prices the plan for an
@@ -152,9 +154,11 @@ def optimize(
                      extend_windows=extend_windows, costs=MottoCosts(stats, selectivities, charge_leaves=charge_leaves,
                                                                        mpm_filters=mpm_filters))
     if solver == "auto":
-        res = solve(sg.graph, time_budget_s=time_budget_s, seed=seed, sa_iterations=sa_iterations, sa_time_budget_s=sa_time_budget_s, exact=exact)
+        res = solve(sg.graph, time_budget_s=time_budget_s, seed=seed, sa_iterations=sa_iterations, sa_time_budget_s=sa_time_budget_s,
+                    exact=exact, max_nodes=max_nodes)
     elif solver == "exact":
-        res = (milp_branch_and_bound if exact == "milp" else branch_and_bound)(sg.graph, time_budget_s=time_budget_s)
+        res = (milp_branch_and_bound if exact == "milp" else branch_and_bound)(sg.graph, time_budget_s=time_budget_s,
+                                                                               max_nodes=max_nodes)
     else:
         res = simulated_annealing(sg.graph, seed=seed, iterations=sa_iterations, time_budget_s=sa_time_budget_s)
     steps = _steps(sg, res.parent)
@@ -185,6 +189,7 @@ def optimize(
             "charge_leaves": charge_leaves,
             "mpm_filters": mpm_filters,
             "solver": solver,
+            "max_nodes": max_nodes,
         },
         search_seconds=res.seconds,
     )

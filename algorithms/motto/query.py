@@ -136,7 +136,7 @@ class Query:
     def body(self) -> str:
         sep = {MOp.SEQ: ", ", MOp.CONJ: " & ", MOp.DISJ: " | "}[self.op]
         where = f" WHERE {' AND '.join(sorted(map(str, self.conditions)))}" if self.conditions else ""
-        return f"{self.op.value}({sep.join(operand_text(o) for o in self.operands)}){where}"
+        return f"{self.op.value}({sep.join(_operand_text(o) for o in self.operands)}){where}"
 
     def all_conditions(self) -> tuple[Comparison, ...]:
         """The conditions of the query and of its nested and referenced operands, sorted, once each."""
@@ -278,7 +278,7 @@ def order_and_conditions(q: Query, types=None) -> tuple[frozenset, frozenset] | 
     return order, conds
 
 
-def operand_text(o: Operand) -> str:
+def _operand_text(o: Operand) -> str:
     return o if isinstance(o, str) else (str(o) if isinstance(o, Ref) else o.body())
 
 

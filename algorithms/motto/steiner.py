@@ -14,7 +14,8 @@ takes its cheapest in-edge from ``{r} + X + S``.  We solve exactly that:
 * :func:`branch_and_bound` -- depth-first over the Steiner vertices (include / exclude), one
   weakly connected component at a time, with a lower bound from the cheapest in-edges and a
   dominance rule (see the function); the incumbent starts from the greedy plan.  It stops at
-  ``time_budget_s`` and says whether it finished (``exact``).
+  ``time_budget_s`` (or after ``max_nodes`` nodes, a budget that does not depend on the machine)
+  and says whether it finished (``exact``).
 * :func:`milp_branch_and_bound` -- the same problem as a mixed-integer program, solved by HiGHS's
   branch and bound (scipy), whose LP bound is far stronger: the default exact method.
 * :func:`simulated_annealing` -- flips one Steiner vertex at a time, Metropolis acceptance under a
@@ -31,6 +32,7 @@ import math
 import random
 import time
 from dataclasses import dataclass, field
+from graphlib import CycleError, TopologicalSorter
 from typing import Iterable, Mapping
 
 from cep.errors import PlanError
@@ -85,22 +87,13 @@ class SteinerGraph:
 
 
 def _check_acyclic(n: int, arcs: Iterable[tuple[int, int]]) -> None:
-    out: dict[int, list[int]] = {v: [] for v in range(n)}
-    indeg = [0] * n
+    preds: dict[int, list[int]] = {v: [] for v in range(n)}
     for u, v in arcs:
-        out[u].append(v)
-        indeg[v] += 1
-    stack = [v for v in range(n) if indeg[v] == 0]
-    seen = 0
-    while stack:
-        u = stack.pop()
-        seen += 1
-        for v in out[u]:
-            indeg[v] -= 1
-            if indeg[v] == 0:
-                stack.append(v)
-    if seen != n:
-        raise PlanError("Steiner graph has a cycle; MOTTO's sharing graphs are acyclic")
+        preds[v].append(u)
+    try:
+        TopologicalSorter(preds).prepare()
+    except CycleError:
+        raise PlanError("Steiner graph has a cycle; MOTTO's sharing graphs are acyclic") from None
 
 
 @dataclass(frozen=True)
@@ -133,27 +126,24 @@ def greedy(g: SteinerGraph) -> frozenset[int]:
 
 
 def components(g: SteinerGraph) -> list[frozenset[int]]:
-    """The weakly connected components of the graph without its root: the cost of a tree is the
-    sum of independent parts, one per component, so each is solved on its own."""
-    parent = list(range(g.n))
+    """The weakly connected components of the graph without its root, by their least vertex: the
+    cost of a tree is the sum of independent parts, one per component, so each is solved on its own."""
+    import numpy as np
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
 
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for u, v in g.arcs:
-        if u != g.root:
-            parent[find(u)] = find(v)
+    arcs = np.array([a for a in g.arcs if a[0] != g.root], dtype=np.int64).reshape(-1, 2)
+    adjacency = coo_matrix((np.ones(len(arcs)), (arcs[:, 0], arcs[:, 1])), shape=(g.n, g.n))
+    _, label = connected_components(adjacency, directed=True, connection="weak")
     groups: dict[int, set[int]] = {}
     for v in range(g.n):
         if v != g.root:
-            groups.setdefault(find(v), set()).add(v)
+            groups.setdefault(int(label[v]), set()).add(v)
     return sorted((frozenset(c) for c in groups.values()), key=min)
 
 
-def branch_and_bound(g: SteinerGraph, *, time_budget_s: float = 300.0, start: Iterable[int] | None = None) -> SteinerResult:
+def branch_and_bound(g: SteinerGraph, *, time_budget_s: float = 300.0, max_nodes: int | None = None,
+                     start: Iterable[int] | None = None) -> SteinerResult:
     """Exact DSMT on a DAG by branch and bound over the Steiner vertices, component by component.
 
     Bound: every vertex that must be spanned pays its cheapest in-arc from a vertex that may still
@@ -162,8 +152,12 @@ def branch_and_bound(g: SteinerGraph, *, time_budget_s: float = 300.0, start: It
     children to pay for it).  Dominance: ``s`` is not included when even the largest saving it
     could bring -- ``sum_v max(0, c_v - w(s, v))`` over its possible children, ``c_v`` their
     in-arc cost without the undecided vertices -- does not exceed its cheapest in-arc.
+
+    The search stops, keeping its incumbent, at ``time_budget_s`` seconds or after ``max_nodes``
+    nodes (when given; a deterministic budget).
     """
     t0 = time.perf_counter()
+    node_cap = math.inf if max_nodes is None else max_nodes
     inc = frozenset(greedy(g) if start is None else start)
     min_in = {v: (g.in_arcs[v][0][1] if g.in_arcs[v] else math.inf) for v in range(g.n)}
     out_arcs: dict[int, list[tuple[int, float]]] = {v: [] for v in range(g.n)}
@@ -221,7 +215,7 @@ def branch_and_bound(g: SteinerGraph, *, time_budget_s: float = 300.0, start: It
         def rec(i: int, included: set[int], undecided: set[int]) -> None:
             nonlocal best_cost, best_set, explored, finished
             explored += 1
-            if explored % 256 == 0 and time.perf_counter() - t0 > time_budget_s:
+            if explored > node_cap or (explored % 256 == 0 and time.perf_counter() - t0 > time_budget_s):
                 finished = False
             if not finished:
                 return
@@ -244,7 +238,7 @@ def branch_and_bound(g: SteinerGraph, *, time_budget_s: float = 300.0, start: It
     return SteinerResult(cost, frozenset(chosen), parent, "exact" if finished else "branch-and-bound (budget)", finished, time.perf_counter() - t0, explored)
 
 
-def milp_branch_and_bound(g: SteinerGraph, *, time_budget_s: float = 300.0) -> SteinerResult:
+def milp_branch_and_bound(g: SteinerGraph, *, time_budget_s: float = 300.0, max_nodes: int | None = None) -> SteinerResult:
     """Exact DSMT on a DAG as a mixed-integer program solved by HiGHS's branch and bound (and cut)
     through :func:`scipy.optimize.milp` -- MOTTO cites Lucena and Beasley's branch and cut [4].
 
@@ -253,7 +247,8 @@ def milp_branch_and_bound(g: SteinerGraph, *, time_budget_s: float = 300.0) -> S
     Steiner vertex, and ``x_uv <= y_u`` for every arc out of a Steiner vertex (the strong,
     facility-location form: its LP relaxation is what the branch and bound bounds with).  On a DAG
     any integral ``y`` has an optimal integral ``x`` (each vertex's cheapest allowed in-arc), so the
-    chosen set is read from ``y`` and its tree rebuilt with :meth:`SteinerGraph.tree`.
+    chosen set is read from ``y`` and its tree rebuilt with :meth:`SteinerGraph.tree`.  HiGHS stops
+    at ``time_budget_s`` seconds or after ``max_nodes`` branch-and-bound nodes (when given).
     """
     import numpy as np
     from scipy.optimize import Bounds, LinearConstraint, milp
@@ -293,12 +288,15 @@ def milp_branch_and_bound(g: SteinerGraph, *, time_budget_s: float = 300.0) -> S
             r += 1
     a = coo_matrix((vals, (rows, cols)), shape=(r, ny + nx)).tocsr()
     integrality = np.concatenate([np.ones(ny), np.zeros(nx)])
+    options = {"time_limit": max(float(time_budget_s), 1e-3), "disp": False, "mip_rel_gap": 1e-9}
+    if max_nodes is not None:
+        options["node_limit"] = int(max_nodes)
     res = milp(
         c,
         constraints=LinearConstraint(a, lo, hi),
         integrality=integrality,
         bounds=Bounds(np.zeros(ny + nx), np.ones(ny + nx)),
-        options={"time_limit": max(float(time_budget_s), 1e-3), "disp": False, "mip_rel_gap": 1e-9},
+        options=options,
     )
     finished = res.status == 0
     if res.x is None:  # no feasible point within the budget: the greedy incumbent
@@ -369,13 +367,15 @@ def solve(
     sa_iterations: int = 20000,
     sa_time_budget_s: float = 60.0,
     exact: str = "milp",
+    max_nodes: int | None = None,
 ) -> SteinerResult:
-    """MOTTO's planner: the exact branch and bound within ``time_budget_s`` (``exact``: "milp",
-    HiGHS on the LP-bounded formulation, or "combinatorial", our own); if it does not finish,
-    simulated annealing from its incumbent, and the better of the two."""
+    """MOTTO's planner: the exact branch and bound within ``time_budget_s`` (and ``max_nodes``
+    nodes, when given; ``exact``: "milp", HiGHS on the LP-bounded formulation, or "combinatorial",
+    our own); if it does not finish, simulated annealing from its incumbent, and the better of the
+    two."""
     if exact not in EXACT_METHODS:
         raise PlanError(f"unknown exact Steiner method {exact!r}; expected one of {', '.join(EXACT_METHODS)}")
-    bb = (milp_branch_and_bound if exact == "milp" else branch_and_bound)(g, time_budget_s=time_budget_s)
+    bb = (milp_branch_and_bound if exact == "milp" else branch_and_bound)(g, time_budget_s=time_budget_s, max_nodes=max_nodes)
     if bb.exact:
         return bb
     sa = simulated_annealing(g, seed=seed, iterations=sa_iterations, time_budget_s=sa_time_budget_s, start=bb.chosen)

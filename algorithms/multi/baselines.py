@@ -62,13 +62,13 @@ def _order_cost(model: ClauseCostModel, order) -> float:
     return total
 
 
-def sh_plan(clauses, models) -> GlobalPlan:
+def _sh_plan(clauses, models) -> GlobalPlan:
     """SH: the written orders in one MPT, every common prefix shared."""
     w = _written(models)
     return build_global_plan("order", clauses, {o: OrderPlan(w[o]) for o in clauses}, share=True)
 
 
-def re_plan(clauses, models) -> GlobalPlan:
+def _re_plan(clauses, models) -> GlobalPlan:
     """RE: JQPG GREEDY per pattern, nothing shared."""
     from algorithms.registry import get_planner
 
@@ -76,7 +76,7 @@ def re_plan(clauses, models) -> GlobalPlan:
     return build_global_plan("order", clauses, {o: p.plan_model(models[o]).plan for o in clauses}, share=False)
 
 
-def sh_rr_plan(clauses, models) -> GlobalPlan:
+def _sh_rr_plan(clauses, models) -> GlobalPlan:
     """SH-RR: redundancy-ratio greedy sharing of common subpatterns (our reading of SPASS; module doc)."""
     written = _written(models)
     mpg = MultiPatternGraph(clauses, min_size=2)
@@ -119,4 +119,4 @@ def sh_rr_plan(clauses, models) -> GlobalPlan:
     return build_global_plan("order", clauses, plans, share=True)
 
 
-BASELINES = {"SH": sh_plan, "RE": re_plan, "SH-RR": sh_rr_plan}
+BASELINES = {"SH": _sh_plan, "RE": _re_plan, "SH-RR": _sh_rr_plan}

@@ -45,7 +45,7 @@ def workload_models(gplan_or_clauses, stats: Statistics | list[Statistics], *, a
     return out
 
 
-def counts_in_cost(g: GlobalPlan, node: SharedNode) -> bool:
+def _counts_in_cost(g: GlobalPlan, node: SharedNode) -> bool:
     """Whether a node is a term of the global cost: every MPM node; an MPT's states only."""
     return g.kind == "tree" or node.leaf is None or bool(node.first_users)
 
@@ -80,7 +80,7 @@ def _view_model(g: GlobalPlan, o: Owner, view: tuple[int, int], model: ClauseCos
 
 def cost_multi(g: GlobalPlan, models: Mapping[Owner, ClauseCostModel]) -> float:
     """Cost_ord^multi of an MPT or Cost_tree^multi of an MPM, from scratch."""
-    return sum(node_cost(g, n, models) for n in g.nodes.values() if counts_in_cost(g, n))
+    return sum(node_cost(g, n, models) for n in g.nodes.values() if _counts_in_cost(g, n))
 
 
 class IncrementalCost:
@@ -93,7 +93,7 @@ class IncrementalCost:
         self.total = 0.0
         g.touched.clear()
         for n in g.nodes.values():
-            if counts_in_cost(g, n):
+            if _counts_in_cost(g, n):
                 c = node_cost(g, n, models)
                 self.terms[n.id] = c
                 self.total += c
@@ -103,7 +103,7 @@ class IncrementalCost:
         for nid, node in g.touched.items():
             old = self.terms.pop(nid, 0.0)
             self.total -= old
-            if g.is_alive(node) and counts_in_cost(g, node):
+            if g.is_alive(node) and _counts_in_cost(g, node):
                 c = node_cost(g, node, self.models)
                 self.terms[nid] = c
                 self.total += c

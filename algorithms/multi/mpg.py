@@ -78,7 +78,7 @@ def _pair_conditions(shape: ClauseShape, u: str, v: str) -> tuple[str, ...]:
     return tuple(sorted(str(c.rename({u: "_0", v: "_1"})) for m, c in shape.conds if m == want))
 
 
-def maximal_common_subpatterns(sa: ClauseShape, sb: ClauseShape) -> list[tuple[tuple[str, str], ...]]:
+def _maximal_common_subpatterns(sa: ClauseShape, sb: ClauseShape) -> list[tuple[tuple[str, str], ...]]:
     """The maximal correspondences between two clauses (see the module docstring), each sorted."""
     va, vb = _shareable(sa), _shareable(sb)
     verts = [(u, w) for u in va for w in vb if sa.leaf[u] == sb.leaf[w]]
@@ -114,7 +114,7 @@ def maximal_common_subpatterns(sa: ClauseShape, sb: ClauseShape) -> list[tuple[t
     return sorted(set(out))
 
 
-def canonical_key(shape: ClauseShape, vs: tuple[str, ...], limit: int = 720) -> tuple:
+def _canonical_key(shape: ClauseShape, vs: tuple[str, ...], limit: int = 720) -> tuple:
     """A name-independent key of the sub-clause over ``vs``: the smallest description over the
     orders of ``vs`` that keep equal leaves together (at most ``limit`` orders are tried)."""
     groups: dict = {}
@@ -158,10 +158,10 @@ class MultiPatternGraph:
                 if sa.sp.window.kind is not sb.sp.window.kind:
                     continue
                 found = []
-                for pairs in maximal_common_subpatterns(sa, sb):
+                for pairs in _maximal_common_subpatterns(sa, sb):
                     if len(pairs) < min_size:
                         continue
-                    key = canonical_key(sa, tuple(u for u, _ in pairs))
+                    key = _canonical_key(sa, tuple(u for u, _ in pairs))
                     w = min(sa.sp.window.span_limit, sb.sp.window.span_limit)
                     cs = CommonSubpattern(a, b, pairs, w, key)
                     found.append(cs)
@@ -172,24 +172,21 @@ class MultiPatternGraph:
                     self.edges[(a, b)] = found
         self.edge_list = sorted(self.edges)
 
-    def neighbors(self, owner: Owner) -> list[Owner]:
-        return sorted({cs.other(owner) for cs in self.of_owner[owner]})
-
     def components(self) -> list[list[Owner]]:
-        """Connected components (each sorted), largest first; isolated owners are components of one."""
-        parent = {o: o for o in self.clauses}
+        """Connected components (each sorted), largest first, then by their owners; isolated owners
+        are components of one."""
+        import numpy as np
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
 
-        def find(x):
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
-        for a, b in self.edges:
-            parent[find(a)] = find(b)
+        owners = sorted(self.clauses)
+        index = {o: i for i, o in enumerate(owners)}
+        ends = np.array([(index[a], index[b]) for a, b in self.edges], dtype=np.int64).reshape(-1, 2)
+        adjacency = coo_matrix((np.ones(len(ends)), (ends[:, 0], ends[:, 1])), shape=(len(owners), len(owners)))
+        _, label = connected_components(adjacency, directed=False)
         comps: dict = {}
-        for o in sorted(self.clauses):
-            comps.setdefault(find(o), []).append(o)
+        for o in owners:
+            comps.setdefault(int(label[index[o]]), []).append(o)
         return sorted(comps.values(), key=lambda c: (-len(c), c))
 
     def containing(self, owner: Owner, vs: tuple[str, ...]) -> list[tuple[Owner, dict[str, str]]]:

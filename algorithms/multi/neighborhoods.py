@@ -19,8 +19,9 @@ A smaller or different common subpattern is allowed, so is the same ``P`` with o
 A draw that breaks it is drawn again (the neighbourhood's distribution conditioned on the rule); after
 :data:`MAX_DRAWS` such draws in a row the neighbourhood of the current plan is taken as empty.
 
-The owners re-planned get the best plan of ``P`` (computed on the first owner's cost model and
-carried to the others through the correspondence, so every one of them holds the same node), then
+The owners re-planned get the best plan of ``P`` (:func:`algorithms.constrained.best_suborder` or
+:func:`~algorithms.constrained.best_subtree`, the exact DP on the first owner's cost model, carried
+to the others through the correspondence, so every one of them holds the same node), then
 the local plan generation algorithm ``A`` completes each (Theorem 4.1 / C.1):
 
 * prefix sharing (MPT, ``EDGE-PREFIX``): the cheapest order starting with ``O_P``
@@ -36,82 +37,16 @@ so that a step costs a few dictionary lookups once the search has seen its const
 
 from __future__ import annotations
 
-import math
 import random
 from typing import Mapping
-
-import numpy as np
 
 from cep.global_plans import GlobalPlan, Owner
 from cep.plans import Tree, tree_leaves
 
+from algorithms.constrained import best_suborder, best_subtree
 from algorithms.cost_model import ClauseCostModel
 from algorithms.multi.mpg import MultiPatternGraph
 from algorithms.registry import get_planner
-
-
-def _subset_pm(model: ClauseCostModel, vs: tuple[str, ...]) -> tuple[int, int, np.ndarray]:
-    """``(n, full, pm)``: ``pm[s]`` is the expected partial matches of the subset ``s`` of ``vs``
-    (bit k of ``s`` = ``vs[k]``), ``full`` the mask of all of ``vs``."""
-    n = len(vs)
-    bits = [1 << model.index[v] for v in vs]
-    full = (1 << n) - 1
-    masks = np.zeros(full + 1, dtype=np.int64)
-    for s in range(1, full + 1):
-        m = 0
-        for k in range(n):
-            if s >> k & 1:
-                m |= bits[k]
-        masks[s] = m
-    return n, full, np.exp(model.log_node(masks))
-
-
-def best_suborder(model: ClauseCostModel, vs: tuple[str, ...]) -> tuple[str, ...]:
-    """The order of ``vs`` minimizing the sum of PM over its prefixes (Cost_ord of the subpattern)."""
-    n, full, pm = _subset_pm(model, vs)
-    best = [math.inf] * (full + 1)
-    last = [-1] * (full + 1)
-    best[0] = 0.0
-    for s in range(1, full + 1):
-        for k in range(n):
-            if s >> k & 1:
-                c = best[s ^ (1 << k)] + pm[s]
-                if c < best[s]:
-                    best[s], last[s] = c, k
-    out = []
-    s = full
-    while s:
-        out.append(vs[last[s]])
-        s ^= 1 << last[s]
-    return tuple(reversed(out))
-
-
-def best_subtree(model: ClauseCostModel, vs: tuple[str, ...]) -> Tree:
-    """The bushy tree over ``vs`` minimizing the sum of PM over its nodes (Cost_tree of the subpattern)."""
-    n, full, pm = _subset_pm(model, vs)
-    best = [math.inf] * (full + 1)
-    split = [0] * (full + 1)
-    for s in range(1, full + 1):
-        if s & (s - 1) == 0:
-            best[s] = pm[s]
-            continue
-        kids = math.inf
-        sub = (s - 1) & s
-        while sub:
-            if sub < (s ^ sub):
-                c = best[sub] + best[s ^ sub]
-                if c < kids:
-                    kids, split[s] = c, sub
-            sub = (sub - 1) & s
-        best[s] = kids + pm[s]
-    # rebuild
-    def build(s: int) -> Tree:
-        if s & (s - 1) == 0:
-            return vs[s.bit_length() - 1]
-        a = split[s]
-        return (build(a), build(s ^ a))
-
-    return build(full)
 
 
 def rename_tree(t: Tree, m: Mapping[str, str]) -> Tree:
@@ -165,8 +100,6 @@ class LocalPlans:
         self.planner = get_planner(order_planner if kind == "order" else tree_planner)
         self.cache: dict = {}
         self.sub_cache: dict = {}
-        self.hits = 0
-        self.misses = 0
 
     def best(self, owner: Owner):
         return self.constrained(owner, ())
@@ -176,9 +109,7 @@ class LocalPlans:
         key = (owner, constraint)
         got = self.cache.get(key)
         if got is not None:
-            self.hits += 1
             return got
-        self.misses += 1
         model = self.models[owner]
         if self.kind == "order":
             plan = self.planner.plan_with_prefix(model, constraint).plan
@@ -191,7 +122,6 @@ class LocalPlans:
         key = (owner, frozenset(vs))
         got = self.sub_cache.get(key)
         if got is None:
-            vs = tuple(sorted(vs))
             got = best_suborder(self.models[owner], vs) if self.kind == "order" else best_subtree(self.models[owner], vs)
             self.sub_cache[key] = got
         return got

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cep.errors import PlanError
 from cep.global_plans import GlobalPlan, build_global_plan, workload_clauses
@@ -29,6 +30,9 @@ from cep.plans import TreePlan, left_deep_tree
 from algorithms.multi.costs import cost_multi, workload_models
 from algorithms.multi.mpg import MultiPatternGraph
 from algorithms.multi.search import SearchStats, local_search
+
+if TYPE_CHECKING:
+    from algorithms.motto import MottoPlan
 
 
 @dataclass(frozen=True)
@@ -60,7 +64,7 @@ def multi_planner_names() -> list[str]:
     return list(MULTI_PLANNERS) + list(BASELINE_NAMES) + ["SH-MDT"] + list(MOTTO_BASELINE_NAMES)
 
 
-def multi_planner_kind(name: str) -> str:
+def _multi_planner_kind(name: str) -> str:
     spec = MULTI_PLANNERS.get(name)
     if name in BASELINE_NAMES:
         return "order"
@@ -83,6 +87,7 @@ class MultiPlanned:
     plan_time_s: float
     search: SearchStats | None = None
     mpg_edges: int = 0
+    motto: "MottoPlan | None" = None  # the MOTTO plan of SH-MDT and MST (its cost: MOTTO's own objective)
 
     @property
     def steps_per_s(self) -> float | None:
@@ -105,7 +110,7 @@ class MultiPlanned:
         }
 
 
-def trivial_global_plan(clauses, models, kind: str) -> GlobalPlan:
+def _trivial_global_plan(clauses, models, kind: str) -> GlobalPlan:
     """Each clause in its written order (its left-deep tree for an MPM), nothing shared."""
     from algorithms.registry import get_planner
 
@@ -119,17 +124,19 @@ def trivial_global_plan(clauses, models, kind: str) -> GlobalPlan:
 
 def plan_workload(patterns, name: str, stats, *, time_limit: float = 5.0, seed: int = 0,
                   max_steps: int | None = None, replay_steps: list[int] | None = None,
-                  alpha: float = 0.0) -> MultiPlanned:
+                  alpha: float = 0.0, max_nodes: int | None = None) -> MultiPlanned:
     """A global plan for ``patterns`` by the named multi-pattern optimizer or single-pattern planner.
 
     ``stats``: one :class:`cep.Statistics` for all patterns, or one per pattern.  ``replay_steps``: a
     local search's ``search.component_steps`` from an earlier run, replayed exactly (no clock; see
-    :mod:`algorithms.multi.search`)."""
+    :mod:`algorithms.multi.search`).  ``max_nodes``: SH-MDT's and MST's Steiner search bounded by
+    branch-and-bound nodes instead of the time limit (no clock; :func:`algorithms.multi.sh_mdt.sh_mdt_plan`)."""
     if time_limit is None or not time_limit > 0:
         raise PlanError(f"the time limit must be a positive number of seconds, got {time_limit!r}")
     clauses = workload_clauses(patterns)
     models = workload_models(clauses, stats, alpha=alpha)
     t0 = time.perf_counter()
+    motto = None
     if name in MULTI_PLANNERS and MULTI_PLANNERS[name] is not None:
         spec = MULTI_PLANNERS[name]
         mpg = MultiPatternGraph(clauses, min_size=1 if spec.kind == "order" else 2)
@@ -145,17 +152,21 @@ def plan_workload(patterns, name: str, stats, *, time_limit: float = 5.0, seed: 
     elif name == "SH-MDT":
         from algorithms.multi.sh_mdt import sh_mdt_plan
 
-        g = sh_mdt_plan(patterns, clauses, models, stats, time_budget_s=min(time_limit, 5.0), seed=seed)
+        out = sh_mdt_plan(patterns, clauses, models, stats, time_budget_s=min(time_limit, 5.0), seed=seed,
+                          max_nodes=max_nodes)
+        g, motto = out.plan, out.motto
         search, edges, initial = None, 0, None
     elif name in MOTTO_BASELINE_NAMES:
         from algorithms.multi.sh_mdt import motto_baseline_plan
 
-        g = motto_baseline_plan(name, patterns, clauses, models, stats, time_budget_s=min(time_limit, 5.0), seed=seed)
+        out = motto_baseline_plan(name, patterns, clauses, models, stats, time_budget_s=min(time_limit, 5.0), seed=seed,
+                                  max_nodes=max_nodes)
+        g, motto = out.plan, out.motto
         search, edges, initial = None, 0, None
     elif name == "TRIVIAL" or name in _single_names():
         from algorithms.registry import get_planner
 
-        kind = multi_planner_kind(name)
+        kind = _multi_planner_kind(name)
         planner = get_planner(name, seed=seed) if "seed" in get_planner(name).get_params() else get_planner(name)
         plans = {o: planner.plan_model(models[o]).plan for o in clauses}
         g = build_global_plan(kind, clauses, plans, share=False)
@@ -166,8 +177,8 @@ def plan_workload(patterns, name: str, stats, *, time_limit: float = 5.0, seed: 
                         f"single-pattern: {', '.join(_single_names())}")
     plan_time = time.perf_counter() - t0
     cost = cost_multi(g, models)
-    trivial = cost_multi(trivial_global_plan(clauses, models, g.kind), models)
-    return MultiPlanned(name, g, cost, trivial, cost if initial is None else initial, plan_time, search, edges)
+    trivial = cost_multi(_trivial_global_plan(clauses, models, g.kind), models)
+    return MultiPlanned(name, g, cost, trivial, cost if initial is None else initial, plan_time, search, edges, motto)
 
 
 def _single_names() -> list[str]:

@@ -10,7 +10,8 @@ timestamp-based stop condition"; ``max_steps`` also stops them, for deterministi
 the cheapest state seen, so a search never returns a plan costlier than its start.
 
 A time-limited search is not reproducible, but everything in it except where it stops is: the random
-draws are seeded per component and the deadline is only looked at between steps.  ``SearchStats.
+draws are seeded per component (numpy's ``SeedSequence`` of the seed, spawned by the component's
+first owner) and the deadline is only looked at between steps.  ``SearchStats.
 component_steps`` records the steps each component's search took; ``replay_steps`` (that list) runs
 exactly those steps with no clock, and returns the very plan the timed search returned.
 
@@ -32,8 +33,10 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
-from cep.errors import PlanError
-from cep.global_plans import GlobalPlan, build_global_plan
+import numpy as np
+
+from cep.errors import ConfigError, PlanError
+from cep.global_plans import GlobalPlan, Owner, build_global_plan
 
 from algorithms.multi.costs import IncrementalCost
 from algorithms.multi.neighborhoods import LocalPlans, Neighborhood
@@ -43,7 +46,6 @@ from algorithms.multi.neighborhoods import LocalPlans, Neighborhood
 class SearchStats:
     steps: int = 0
     accepted: int = 0
-    improvements: int = 0
     elapsed_s: float = 0.0
     c0: float | None = None
     trace: list = field(default_factory=list)  # (seconds since start, best cost)
@@ -54,7 +56,7 @@ class SearchStats:
         return self.steps / self.elapsed_s if self.elapsed_s > 0 else 0.0
 
 
-class SearchState:
+class _SearchState:
     """The current global plan, its cost, and the XOR hash of its local plans."""
 
     def __init__(self, g: GlobalPlan, cost: IncrementalCost) -> None:
@@ -86,7 +88,7 @@ def _snapshot(g: GlobalPlan, owners) -> dict:
     return {o: g.plans[o] for o in owners}
 
 
-def simulated_annealing(state: SearchState, hood: Neighborhood, owners, rng: random.Random, deadline: float,
+def _simulated_annealing(state: _SearchState, hood: Neighborhood, owners, rng: random.Random, deadline: float,
                         stats: SearchStats, *, alpha: float = 0.99, initial_neighbours: int = 1000,
                         max_steps: int | None = None, t_start: float = 0.0, total_steps: int | None = None) -> dict:
     """SA over one component; returns the best plans seen for ``owners``.  ``max_steps``: steps after
@@ -107,7 +109,6 @@ def simulated_annealing(state: SearchState, hood: Neighborhood, owners, rng: ran
         c = max(c, abs(d))
         if state.total < best - 1e-12 * max(1.0, abs(best)):
             best, best_plans = state.total, _snapshot(state.g, owners)
-            stats.improvements += 1
         state.undo(old)
     stats.c0 = c if stats.c0 is None else max(stats.c0, c)
     c = c or 1.0
@@ -123,7 +124,6 @@ def simulated_annealing(state: SearchState, hood: Neighborhood, owners, rng: ran
             stats.accepted += 1
             if state.total < best - 1e-12 * max(1.0, abs(best)):
                 best, best_plans = state.total, _snapshot(state.g, owners)
-                stats.improvements += 1
                 stats.trace.append((time.perf_counter() - t_start, best))
         else:
             state.undo(old)
@@ -131,7 +131,7 @@ def simulated_annealing(state: SearchState, hood: Neighborhood, owners, rng: ran
     return best_plans
 
 
-def tabu_search(state: SearchState, hood: Neighborhood, owners, rng: random.Random, deadline: float,
+def _tabu_search(state: _SearchState, hood: Neighborhood, owners, rng: random.Random, deadline: float,
                 stats: SearchStats, *, neighbours: int = 100, capacity: int = 10_000,
                 max_steps: int | None = None, t_start: float = 0.0, total_steps: int | None = None) -> dict:
     """TS over one component; returns the best plans seen for ``owners``.  ``max_steps``: whole
@@ -175,9 +175,14 @@ def tabu_search(state: SearchState, hood: Neighborhood, owners, rng: random.Rand
         remember(state.hash)
         if state.total < best - 1e-12 * max(1.0, abs(best)):
             best, best_plans = state.total, _snapshot(state.g, owners)
-            stats.improvements += 1
             stats.trace.append((time.perf_counter() - t_start, best))
     return best_plans
+
+
+def _component_seed(seed: int, first: Owner) -> int:
+    """The seed of a component's search: numpy's SeedSequence of the run's ``seed``, spawned by the
+    component's first owner, so each component draws its own stream whatever the others."""
+    return int(np.random.SeedSequence(seed, spawn_key=tuple(first)).generate_state(1, np.uint64)[0])
 
 
 def local_search(clauses, models, mpg, *, kind: str, heuristic: str, k: int = 2, vertex: bool = False,
@@ -187,12 +192,14 @@ def local_search(clauses, models, mpg, *, kind: str, heuristic: str, k: int = 2,
     """Run SA or TS over every connected component of ``mpg``; returns the best global plan, the
     search statistics and the initial (best-local-plans) cost.  ``replay_steps``: the
     ``component_steps`` of an earlier search of the same workload and seed, replayed exactly."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ConfigError(f"the search seed must be an integer >= 0, got {seed!r}")
     local = LocalPlans(kind, models, order_planner=order_planner, tree_planner=tree_planner)
     initial = {o: local.best(o) for o in clauses}
     g = build_global_plan(kind, clauses, initial)
     cost = IncrementalCost(g, models)
     initial_cost = cost.total
-    state = SearchState(g, cost)
+    state = _SearchState(g, cost)
     hood = Neighborhood(mpg, local, k=k, vertex=vertex)
     stats = SearchStats()
     comps = [c for c in mpg.components() if len(c) > 1]
@@ -208,14 +215,14 @@ def local_search(clauses, models, mpg, *, kind: str, heuristic: str, k: int = 2,
             continue
         budget = time_limit * len(comp) / total
         deadline = time.perf_counter() + budget
-        rng = random.Random(hash((seed, comp[0])) & 0xFFFFFFFF)
+        rng = random.Random(_component_seed(seed, comp[0]))
         per = None if max_steps is None else max(1, max_steps * len(comp) // total)
         exact = None if replay_steps is None else int(replay_steps[i])
         before = stats.steps
         if heuristic == "SA":
-            best = simulated_annealing(state, hood, comp, rng, deadline, stats, max_steps=per, t_start=t0, total_steps=exact)
+            best = _simulated_annealing(state, hood, comp, rng, deadline, stats, max_steps=per, t_start=t0, total_steps=exact)
         else:
-            best = tabu_search(state, hood, comp, rng, deadline, stats, max_steps=per, t_start=t0, total_steps=exact)
+            best = _tabu_search(state, hood, comp, rng, deadline, stats, max_steps=per, t_start=t0, total_steps=exact)
         stats.component_steps.append(stats.steps - before)
         state.apply(best)
     stats.elapsed_s = time.perf_counter() - t0

@@ -58,22 +58,33 @@ what is **approximated or dropped** (stated, not hidden):
 * MOTTO takes one :class:`cep.Statistics`; with one per pattern the first is used for its search.
 
 The cost the registry reports is our Cost_tree^multi of the resulting MPM, not MOTTO's own
-objective (which is kept in :attr:`last_motto_plan` for inspection).
+objective, which comes back beside it (:class:`MottoMpm`, ``MultiPlanned.motto``) for inspection.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping, NamedTuple
 
 from cep.global_plans import GlobalPlan, build_global_plan
 from cep.plans import TreePlan, tree_leaves
 
+if TYPE_CHECKING:
+    from algorithms.motto import MottoPlan
+
 MOTTO_TIME_BUDGET_S = 5.0  # the exact Steiner search's budget inside SH-MDT; annealing beyond it
 # MOTTO's techniques an MPM can execute (OTT: Filter_sc as a filter node; Filter_cd never arises, module docstring)
 MPM_TECHNIQUES = frozenset({"MST-substring", "MST-merge", "window", "nested", "OTT"})
-last_motto_plan = None
+
+
+class MottoMpm(NamedTuple):
+    """The MPM of SH-MDT (or of a MOTTO baseline) and the MOTTO plan it realizes (None when MOTTO
+    planned nothing: no pattern it accepts, or a baseline without a Steiner search)."""
+
+    plan: GlobalPlan
+    motto: "MottoPlan | None" = None
 
 
 @dataclass(frozen=True)
@@ -180,7 +191,7 @@ def weakening_of(sp, var_of: Mapping[str, str], q):
     return Weakening(frozenset(keep_order), frozenset(keep_conds))
 
 
-def motto_queries(patterns, clauses) -> tuple[list, dict[int, str]]:
+def _motto_queries(patterns, clauses) -> tuple[list, dict[int, str]]:
     """The MOTTO queries of the patterns it accepts (one DNF clause, no NOT/KL, skip-till-any),
     named ``P<i>``, and the name of each pattern's query."""
     from algorithms.motto import from_pattern
@@ -214,9 +225,10 @@ def sharing_mpm(clauses, models, sharing: Sharing, *, incidental: bool = False) 
 
     A shared vertex's shape, over its event types: its nearest shared source's shape extended
     left-deep by its other types, rarest first; without one, the cheapest bushy tree of the vertex
-    (:func:`algorithms.multi.neighborhoods.best_subtree`) under the model of the first pattern that
+    (:func:`algorithms.constrained.best_subtree`) under the model of the first pattern that
     builds it -- one shape per vertex, so that every pattern builds the same sub-tree."""
-    from algorithms.multi.neighborhoods import best_subtree, rename_tree
+    from algorithms.constrained import best_subtree
+    from algorithms.multi.neighborhoods import rename_tree
     from algorithms.registry import get_planner
     from cep.errors import PlanError
     from cep.global_plans import ClauseShape
@@ -307,38 +319,38 @@ def sharing_mpm(clauses, models, sharing: Sharing, *, incidental: bool = False) 
 
 
 def sh_mdt_plan(patterns, clauses, models, stats, *, time_budget_s: float = MOTTO_TIME_BUDGET_S,
-                seed: int = 0, exact: str = "milp", solver: str = "auto") -> GlobalPlan:
-    """SH-MDT's MPM for ``patterns`` (module docstring); ``solver`` as in :func:`algorithms.motto.optimize`
-    (MOTTO's rule, or one Steiner search alone: MOTTO Figure 14a)."""
-    global last_motto_plan
+                seed: int = 0, exact: str = "milp", solver: str = "auto", max_nodes: int | None = None) -> MottoMpm:
+    """SH-MDT's MPM for ``patterns`` and MOTTO's plan (module docstring); ``solver`` as in
+    :func:`algorithms.motto.optimize` (MOTTO's rule, or one Steiner search alone: MOTTO Figure 14a).
+    ``max_nodes`` bounds the exact search in branch-and-bound nodes instead of ``time_budget_s``, and
+    annealing by its iterations alone: a budget that does not depend on the machine."""
     from algorithms.motto import optimize
 
-    queries, qname = motto_queries(patterns, clauses)
+    queries, qname = _motto_queries(patterns, clauses)
     st = stats[0] if isinstance(stats, (list, tuple)) else stats
-    sharing = Sharing({}, {}, {})
-    if queries:
-        mp = optimize(queries, st, time_budget_s=time_budget_s, seed=seed, sa_time_budget_s=time_budget_s, exact=exact,
-                      techniques=MPM_TECHNIQUES, charge_leaves=False, mpm_filters=True, solver=solver)
-        last_motto_plan = mp
-        sharing = sharing_of_motto_plan(mp, qname, st.rates)
-    return sharing_mpm(clauses, models, sharing)
+    if not queries:
+        return MottoMpm(sharing_mpm(clauses, models, Sharing({}, {}, {})))
+    budget = time_budget_s if max_nodes is None else math.inf
+    mp = optimize(queries, st, time_budget_s=budget, seed=seed, sa_time_budget_s=budget, exact=exact,
+                  techniques=MPM_TECHNIQUES, charge_leaves=False, mpm_filters=True, solver=solver, max_nodes=max_nodes)
+    return MottoMpm(sharing_mpm(clauses, models, sharing_of_motto_plan(mp, qname, st.rates)), mp)
 
 
 def motto_baseline_plan(name: str, patterns, clauses, models, stats, *, time_budget_s: float = MOTTO_TIME_BUDGET_S,
-                        seed: int = 0) -> GlobalPlan:
+                        seed: int = 0, max_nodes: int | None = None) -> MottoMpm:
     """The MPM of MOTTO's baselines NA, MST and LCSE (:mod:`algorithms.motto.baselines`; NA: each
-    pattern alone by DP-B, the MPM sharing nothing but its leaves)."""
+    pattern alone by DP-B, the MPM sharing nothing but its leaves), with MST's MOTTO plan
+    (``max_nodes`` as in :func:`sh_mdt_plan`)."""
     from algorithms.motto.baselines import lcse_sharing, mst_plan
 
-    queries, qname = motto_queries(patterns, clauses)
+    queries, qname = _motto_queries(patterns, clauses)
     if name == "NA" or not queries:
-        return sharing_mpm(clauses, models, Sharing({}, {}, {}))
+        return MottoMpm(sharing_mpm(clauses, models, Sharing({}, {}, {})))
     st = stats[0] if isinstance(stats, (list, tuple)) else stats
     if name == "MST":
-        global last_motto_plan
-        last_motto_plan = mst_plan(queries, st, time_budget_s=time_budget_s, seed=seed, charge_leaves=False,
-                                   mpm_filters=True)
-        return sharing_mpm(clauses, models, sharing_of_motto_plan(last_motto_plan, qname, st.rates))
+        mp = mst_plan(queries, st, time_budget_s=time_budget_s if max_nodes is None else math.inf, seed=seed,
+                      charge_leaves=False, mpm_filters=True, max_nodes=max_nodes)
+        return MottoMpm(sharing_mpm(clauses, models, sharing_of_motto_plan(mp, qname, st.rates)), mp)
     assert name == "LCSE", name
     chosen = lcse_sharing(queries)
     types = {q.name: tuple(q.types) for q in queries}
@@ -348,4 +360,4 @@ def motto_baseline_plan(name: str, patterns, clauses, models, stats, *, time_bud
         types[v] = tuple(c.types)
         source[v] = None
         source[qn] = v
-    return sharing_mpm(clauses, models, Sharing(types, source, {i: n for i, n in qname.items()}, st.rates))
+    return MottoMpm(sharing_mpm(clauses, models, Sharing(types, source, {i: n for i, n in qname.items()}, st.rates)))

@@ -31,7 +31,7 @@ Tree = int | tuple  # an operand index, or (left, right)
 SplitOk = Callable[[int, int, int], bool]  # (i, k, j): join i..k with k+1..j
 
 
-def always(i: int, k: int, j: int) -> bool:
+def _always(i: int, k: int, j: int) -> bool:
     return True
 
 
@@ -65,18 +65,18 @@ def tree_cost(tree: Tree, chars: Sequence[Chars]) -> Solution:
     return Solution(tree, a.cost + b.cost + next_cost(a.chars, b.chars), next_chars(a.chars, b.chars))
 
 
-def tree_span(tree: Tree) -> tuple[int, int]:
+def _tree_span(tree: Tree) -> tuple[int, int]:
     if isinstance(tree, int):
         return tree, tree
-    return tree_span(tree[0])[0], tree_span(tree[1])[1]
+    return _tree_span(tree[0])[0], _tree_span(tree[1])[1]
 
 
-def tree_allowed(tree: Tree, split_ok: SplitOk) -> bool:
+def _tree_allowed(tree: Tree, split_ok: SplitOk) -> bool:
     if isinstance(tree, int):
         return True
-    i, k = tree_span(tree[0])
-    _, j = tree_span(tree[1])
-    return split_ok(i, k, j) and tree_allowed(tree[0], split_ok) and tree_allowed(tree[1], split_ok)
+    i, k = _tree_span(tree[0])
+    _, j = _tree_span(tree[1])
+    return split_ok(i, k, j) and _tree_allowed(tree[0], split_ok) and _tree_allowed(tree[1], split_ok)
 
 
 def index_of(a: int, b: int, n: int) -> int:
@@ -86,7 +86,7 @@ def index_of(a: int, b: int, n: int) -> int:
     return sum(n - m + 1 for m in range(1, length)) + a
 
 
-def paper_dp(chars: Sequence[Chars], split_ok: SplitOk = always, trace: list | None = None) -> Solution:
+def paper_dp(chars: Sequence[Chars], split_ok: SplitOk = _always, trace: list | None = None) -> Solution:
     """``findOptimalNext`` of Fig. 5.  ``trace``, if given, receives one record per considered
     candidate: ``(l, i, j, k, left tree, right tree, cost)``, and after each length the list."""
     n = len(chars)
@@ -114,7 +114,7 @@ def paper_dp(chars: Sequence[Chars], split_ok: SplitOk = always, trace: list | N
     return out
 
 
-def exact_dp(chars: Sequence[Chars], split_ok: SplitOk = always) -> Solution:
+def exact_dp(chars: Sequence[Chars], split_ok: SplitOk = _always) -> Solution:
     """The cheapest tree: per interval and burst rate, the (cost, burst size) Pareto front."""
     n = len(chars)
     front: dict[tuple[int, int], list[Solution]] = {(i, i): [Solution(i, 0.0, chars[i])] for i in range(n)}
@@ -149,7 +149,7 @@ def _pareto(cands: list[Solution]) -> list[Solution]:
     return out
 
 
-def all_trees(i: int, j: int, split_ok: SplitOk = always) -> list[Tree]:
+def all_trees(i: int, j: int, split_ok: SplitOk = _always) -> list[Tree]:
     """Every allowed binary tree over operands ``i..j``."""
     @lru_cache(maxsize=None)
     def trees(a: int, b: int) -> tuple:
@@ -164,6 +164,6 @@ def all_trees(i: int, j: int, split_ok: SplitOk = always) -> list[Tree]:
     return list(trees(i, j))
 
 
-def exhaustive(chars: Sequence[Chars], split_ok: SplitOk = always) -> Solution:
+def exhaustive(chars: Sequence[Chars], split_ok: SplitOk = _always) -> Solution:
     """The cheapest tree by enumerating them all."""
     return min((tree_cost(t, chars) for t in all_trees(0, len(chars) - 1, split_ok)), key=lambda s: s.cost)

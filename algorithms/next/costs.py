@@ -78,11 +78,11 @@ def next_cost(a: Chars, b: Chars) -> float:
     return a.rate + _prod(ratio, a.bsize, b.bsize, b.brate) + _prod(max(b.brate - a.brate, 0.0), b.bsize)
 
 
-def union_cost(a: Chars, b: Chars) -> float:
+def _union_cost(a: Chars, b: Chars) -> float:
     return a.rate + b.rate
 
 
-def iteration_live_runs(e: algebra.Iteration, rate: float, window: float) -> float:
+def _iteration_live_runs(e: algebra.Iteration, rate: float, window: float) -> float:
     cap = 1.0 + rate * window
     return cap if e.max_size is None else min(float(e.max_size), cap)
 
@@ -111,7 +111,7 @@ def _estimate(node: algebra.OpNode, stats: Statistics, out: list[OperatorCost]) 
         ch = source_chars(stats.rate(node.expr.type))
         cpu = 0.0 if k == algebra.SOURCE else ch.rate
     elif k == algebra.UNION:
-        ch, cpu = union_chars(*kids), union_cost(*kids)
+        ch, cpu = union_chars(*kids), _union_cost(*kids)
     elif k == algebra.NEXT:
         ch, cpu = next_chars(*kids), next_cost(*kids)
     elif k == algebra.EXCEPT:
@@ -121,7 +121,7 @@ def _estimate(node: algebra.OpNode, stats: Statistics, out: list[OperatorCost]) 
         ch, cpu = Chars(e.rate, e.dt + node.expr.seconds, e.bsize, e.brate), e.rate
     else:
         e = kids[0]
-        live = iteration_live_runs(node.expr, e.rate, node.window)
+        live = _iteration_live_runs(node.expr, e.rate, node.window)
         outs = max(live - node.expr.min_size + 1, 0.0)
         ch, cpu = Chars(_prod(e.rate, outs), e.dt, _prod(e.bsize, outs), e.brate), _prod(e.rate, live)
     out.append(OperatorCost(node, ch, cpu))
@@ -138,11 +138,6 @@ def expr_chars(e: algebra.Expr, stats: Statistics, window: float = 60.0) -> Char
     """Characteristics of an expression without predicates (what rewriting compares)."""
     p = algebra.NextPattern(e, window=_window(window))
     return estimate(p.operators, stats)[-1].chars
-
-
-def expr_cost(e: algebra.Expr, stats: Statistics, window: float = 60.0) -> float:
-    p = algebra.NextPattern(e, window=_window(window))
-    return sum(o.cpu for o in estimate(p.operators, stats))
 
 
 def _window(seconds: float):

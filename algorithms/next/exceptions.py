@@ -27,23 +27,23 @@ import cep.next_algebra as algebra
 Path = tuple[int, ...]
 
 
-def root_context_paths(e: algebra.Expr, path: Path = (), root: bool = True) -> Iterator[tuple[Path, algebra.Expr]]:
+def _root_context_paths(e: algebra.Expr, path: Path = (), root: bool = True) -> Iterator[tuple[Path, algebra.Expr]]:
     """Every sub-expression in a root context, with its path."""
     if root:
         yield path, e
     if isinstance(e, algebra.Union):
-        yield from root_context_paths(e.left, path + (0,), root)
-        yield from root_context_paths(e.right, path + (1,), root)
+        yield from _root_context_paths(e.left, path + (0,), root)
+        yield from _root_context_paths(e.right, path + (1,), root)
     elif isinstance(e, algebra.Next):
-        yield from root_context_paths(e.left, path + (0,), root)
-        yield from root_context_paths(e.right, path + (1,), False)
+        yield from _root_context_paths(e.left, path + (0,), root)
+        yield from _root_context_paths(e.right, path + (1,), False)
     elif isinstance(e, algebra.Except):
-        yield from root_context_paths(e.child, path + (0,), root)
-        yield from root_context_paths(e.fail, path + (1,), True)
+        yield from _root_context_paths(e.child, path + (0,), root)
+        yield from _root_context_paths(e.fail, path + (1,), True)
     elif isinstance(e, algebra.Time):
-        yield from root_context_paths(e.child, path + (0,), root)
+        yield from _root_context_paths(e.child, path + (0,), root)
     elif isinstance(e, algebra.Iteration):
-        yield from root_context_paths(e.child, path + (0,), False)
+        yield from _root_context_paths(e.child, path + (0,), False)
 
 
 def push_out(e: algebra.Expr) -> algebra.Expr | None:
@@ -63,7 +63,7 @@ def pull_in(e: algebra.Expr) -> algebra.Expr | None:
 def candidates(e: algebra.Expr) -> list[tuple[Path, algebra.Expr]]:
     """``(path, replacement)`` for every place where the equivalence applies."""
     out = []
-    for path, sub in root_context_paths(e):
+    for path, sub in _root_context_paths(e):
         for move in (push_out, pull_in):
             new = move(sub)
             if new is not None:

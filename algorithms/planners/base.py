@@ -122,7 +122,7 @@ class Unit:
     log_latency: float  # log Cost_lat of the unit as a tree (-inf unless it holds T_n)
 
 
-def make_units(model: ClauseCostModel, subtrees: Sequence[Tree] = ()) -> list[Unit]:
+def _make_units(model: ClauseCostModel, subtrees: Sequence[Tree] = ()) -> list[Unit]:
     """Units for a tree search: the given subtrees, then every variable they do not cover, each
     group in declaration order of its first leaf."""
     units: list[Unit] = []
@@ -155,7 +155,7 @@ class TreePlanner(Planner):
         """The planner's tree among those containing every tree of ``subtrees`` as a subtree
         (MCEP Section 5, requirement 2).  The subtrees must have disjoint leaves."""
         self.validate_params()
-        units = make_units(model, [s.root if isinstance(s, TreePlan) else s for s in subtrees])
+        units = _make_units(model, [s.root if isinstance(s, TreePlan) else s for s in subtrees])
         tree, fallback = self._tree(model, units, self.rng(model))
         return Planned(TreePlan(tree), fallback)
 

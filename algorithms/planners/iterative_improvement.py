@@ -29,7 +29,7 @@ TABLE_SIZE = 20  # build the subset table for clauses up to this size; evaluate 
 
 
 @lru_cache(maxsize=64)
-def neighbourhood(n: int, fixed: int) -> np.ndarray:
+def _neighbourhood(n: int, fixed: int) -> np.ndarray:
     """Index arrays of every swap and 3-cycle move on positions ``fixed..n-1``: row ``r`` of the
     result applied to an order ``o`` (``o[rows[r]]``) gives the ``r``-th neighbour."""
     free = range(fixed, n)
@@ -51,7 +51,7 @@ def neighbourhood(n: int, fixed: int) -> np.ndarray:
     return out
 
 
-def order_log_costs(model: ClauseCostModel, orders: np.ndarray) -> np.ndarray:
+def _order_log_costs(model: ClauseCostModel, orders: np.ndarray) -> np.ndarray:
     """``log(Cost_ord + alpha * Cost_lat_ord)`` of each row of ``orders`` (variable indices)."""
     masks = np.cumsum(np.int64(1) << orders, axis=1)
     cost = np.logaddexp.reduce(model.log_node(masks), axis=1)
@@ -63,16 +63,16 @@ def order_log_costs(model: ClauseCostModel, orders: np.ndarray) -> np.ndarray:
     return cost
 
 
-def improve(model: ClauseCostModel, start: list[int], fixed: int, max_steps: int) -> tuple[list[int], float]:
+def _improve(model: ClauseCostModel, start: list[int], fixed: int, max_steps: int) -> tuple[list[int], float]:
     """Best-neighbour descent from ``start``; returns the local minimum and its log cost."""
-    moves = neighbourhood(model.n, fixed)
+    moves = _neighbourhood(model.n, fixed)
     cur = np.array(start, dtype=np.int64)
-    cur_cost = float(order_log_costs(model, cur[None, :])[0])
+    cur_cost = float(_order_log_costs(model, cur[None, :])[0])
     for _ in range(max_steps):
         if len(moves) == 0 or cur_cost == -math.inf:
             break
         cand = cur[moves]
-        costs = order_log_costs(model, cand)
+        costs = _order_log_costs(model, cand)
         j = int(np.argmin(costs))
         if not costs[j] < cur_cost - IMPROVEMENT:
             break
@@ -120,7 +120,7 @@ class IIRandomPlanner(_IterativeImprovement):
         best, best_cost = None, None
         for _ in range(self.restarts):
             start = list(prefix) + rng.permutation(rest).tolist()
-            order, cost = improve(model, start, len(prefix), self.max_steps)
+            order, cost = _improve(model, start, len(prefix), self.max_steps)
             if best_cost is None or cost < best_cost:
                 best, best_cost = order, cost
         return best, None
@@ -142,4 +142,4 @@ class IIGreedyPlanner(_IterativeImprovement):
         self._prepare(model)
         rest = [i for i in range(model.n) if i not in prefix]
         start = list(prefix) + [rest[k] for k in greedy_sequence(model, [1 << i for i in rest], sum(1 << i for i in prefix))]
-        return improve(model, start, len(prefix), self.max_steps)[0], None
+        return _improve(model, start, len(prefix), self.max_steps)[0], None

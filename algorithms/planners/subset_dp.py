@@ -80,21 +80,25 @@ def _row_chunks(rows: int, width: int):
         yield lo, min(rows, lo + step)
 
 
-def left_deep_dp(model: ClauseCostModel, prefix: list[int], upper_bound: list[int] | None = None) -> list[int]:
+def left_deep_dp(model: ClauseCostModel, prefix: list[int], upper_bound: list[int] | None = None, *,
+                 variables: list[int] | None = None) -> list[int]:
     """The order minimizing ``Cost_ord + alpha * Cost_lat_ord`` among those starting with ``prefix``.
 
-    ``upper_bound``, a feasible order (e.g. GREEDY's), prunes every prefix set ``S`` with
-    ``PM(S) > cost(upper_bound) - PM(all) - cost(prefix)``: such a set cannot be a prefix of an
-    optimal order, whose other terms are non-negative.
+    ``variables`` (default: all of the clause's) restricts the order to a sub-pattern: the terms are
+    those of its own prefixes (the best plan of a sub-pattern, MCEP 4.2); ``prefix`` lies inside it.
+    ``upper_bound``, a feasible order of the whole clause (e.g. GREEDY's), prunes every prefix set
+    ``S`` with ``PM(S) > cost(upper_bound) - PM(all) - cost(prefix)``: such a set cannot be a prefix
+    of an optimal order, whose other terms are non-negative.
     """
+    assert upper_bound is None or variables is None, "a bound is a plan of the whole clause"
     if model.n <= TABLE_LIMIT:
         model.table()
-    rest = [i for i in range(model.n) if i not in prefix]
+    rest = [i for i in (range(model.n) if variables is None else sorted(variables)) if i not in prefix]
     m = len(rest)
     if m == 0:
         return list(prefix)
     base_mask = sum(1 << i for i in prefix)
-    g_log = model.table() if not prefix else model.log_node(_expand([1 << i for i in rest]) | np.int64(base_mask))
+    g_log = model.table() if variables is None and not prefix else model.log_node(_expand([1 << i for i in rest]) | np.int64(base_mask))
     leaf_log = model.log_leaf[rest]
     pre_names = [model.variables[i] for i in prefix]
     base_log = -math.inf
@@ -144,10 +148,11 @@ def left_deep_dp(model: ClauseCostModel, prefix: list[int], upper_bound: list[in
 
 def bushy_dp(model: ClauseCostModel, units: list[Unit], upper_bound: Tree | None = None) -> Tree:
     """The tree minimizing ``Cost_tree + alpha * Cost_lat_tree`` over all bushy trees whose leaves
-    are the units (each unit's own tree kept whole).
+    are the units (each unit's own tree kept whole).  Units that do not cover the clause give the best
+    tree of that sub-pattern (MCEP 4.2, "the best plan of P"; its latency term only if it holds ``T_n``).
 
-    ``upper_bound``, a feasible tree (e.g. ZSTREAM-ORD's), prunes every set ``S`` with
-    ``PM(S) > cost(upper_bound) - PM(all) - sum of the units' costs``: no optimal tree has such a node.
+    ``upper_bound``, a feasible tree of the whole clause (e.g. ZSTREAM-ORD's), prunes every set ``S``
+    with ``PM(S) > cost(upper_bound) - PM(all) - sum of the units' costs``: no optimal tree has such a node.
     """
     m = len(units)
     if m == 1:
@@ -155,14 +160,15 @@ def bushy_dp(model: ClauseCostModel, units: list[Unit], upper_bound: Tree | None
     if model.n <= TABLE_LIMIT:
         model.table()
     masks = [u.mask for u in units]
-    identity = all(mk == 1 << u for u, mk in enumerate(masks))
+    assert upper_bound is None or sum(masks) == (1 << model.n) - 1, "a bound is a plan of the whole clause"
+    identity = m == model.n and all(mk == 1 << u for u, mk in enumerate(masks))
     g_log = model.table() if identity else model.log_node(_expand(masks))
     base_log = np.array([np.logaddexp(u.log_cost, model.log_alpha + u.log_latency) for u in units])
     ar = _Arithmetic([g_log, base_log], model.log_alpha, 2 * model.n)
     g = ar.value(g_log)
-    with_latency = model.log_alpha > -math.inf
-    t_bit = next(u for u, mk in enumerate(masks) if mk >> model.last & 1)
-    t_unit = np.int64(1) << t_bit
+    t_bit = next((u for u, mk in enumerate(masks) if mk >> model.last & 1), None)
+    with_latency = model.log_alpha > -math.inf and t_bit is not None
+    t_unit = np.int64(0) if t_bit is None else np.int64(1) << t_bit
     slack = None
     if upper_bound is not None:
         slack = _log_slack(_tree_log_cost(model, upper_bound), [g_log[-1], *base_log])

@@ -21,7 +21,7 @@ from algorithms.planners.greedy import greedy_sequence
 from cep.plans import Tree
 
 
-def interval_dp(model: ClauseCostModel, units: list[Unit]) -> Tree:
+def _interval_dp(model: ClauseCostModel, units: list[Unit]) -> Tree:
     """The cheapest tree whose in-order leaf sequence is ``units``."""
     m = len(units)
     masks = [u.mask for u in units]
@@ -76,7 +76,7 @@ class ZStreamPlanner(TreePlanner):
     name = "ZSTREAM"
 
     def _tree(self, model: ClauseCostModel, units: list[Unit], rng: np.random.Generator):
-        return interval_dp(model, units), None
+        return _interval_dp(model, units), None
 
 
 class ZStreamOrdPlanner(TreePlanner):
@@ -93,4 +93,4 @@ class ZStreamOrdPlanner(TreePlanner):
 
     def _tree(self, model: ClauseCostModel, units: list[Unit], rng: np.random.Generator):
         order = greedy_sequence(model, [u.mask for u in units])
-        return interval_dp(model, [units[k] for k in order]), None
+        return _interval_dp(model, [units[k] for k in order]), None

@@ -121,15 +121,7 @@ class DynamicSharing:
 
     name = "hamlet"
 
-    def __init__(self) -> None:
-        self.plans_evaluated = 0
-        self.shared_bursts = 0
-        self.bursts = 0
-
     def decide(self, burst) -> frozenset:
-        chosen, evaluated = choose_sharing(len(burst.candidates), burst.masks, b=burst.b, n=burst.n,
-                                           g=max(burst.g, 1), t=burst.t, keys=burst.keys)
-        self.plans_evaluated += evaluated
-        self.bursts += 1
-        self.shared_bursts += bool(chosen)
+        chosen, _ = choose_sharing(len(burst.candidates), burst.masks, b=burst.b, n=burst.n,
+                                   g=max(burst.g, 1), t=burst.t, keys=burst.keys)
         return chosen

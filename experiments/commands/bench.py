@@ -17,6 +17,7 @@ BENCHMARKS: dict[str, str] = {
     "next": "experiments.bench.next",
     "multi": "experiments.bench.multi",
     "hamlet": "experiments.bench.hamlet",
+    "motto": "experiments.bench.motto",
 }
 
 

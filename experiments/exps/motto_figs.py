@@ -200,8 +200,7 @@ def solver_plans(patterns, stats, *, budget_s: float, seed: int) -> dict:
     models = workload_models(clauses, stats)
     out: dict = {}
     for name in OPTIMIZERS:
-        gplan = sh_mdt.sh_mdt_plan(patterns, clauses, models, stats, time_budget_s=budget_s, seed=seed, solver=name)
-        mp = sh_mdt.last_motto_plan
+        gplan, mp = sh_mdt.sh_mdt_plan(patterns, clauses, models, stats, time_budget_s=budget_s, seed=seed, solver=name)
         out[name] = {"plan": gplan, "motto": mp, "seconds": mp.search_seconds, "finished": mp.method == "exact"}
         out.update(graph=mp.graph_size, build_s=mp.optimizer_seconds - mp.search_seconds, trivial_cost=mp.trivial_cost)
     return out
@@ -240,13 +239,12 @@ class MottoCell(cells.CellKind):
         return list(spec["algorithms"])
 
     def plan_one(self, spec: Mapping, patterns, stats, algorithm: str) -> cells.Planned:
-        from algorithms.multi import plan_workload, sh_mdt
+        from algorithms.multi import plan_workload
 
-        sh_mdt.last_motto_plan = None
         r = plan_workload(patterns, algorithm, stats, seed=int(spec["seed"]), time_limit=float(spec["params"]["budget_s"]))
         metrics = {}
-        if algorithm in ("MST", "SH-MDT") and sh_mdt.last_motto_plan is not None:  # MOTTO's own objective
-            mp = sh_mdt.last_motto_plan
+        if algorithm in ("MST", "SH-MDT") and r.motto is not None:  # MOTTO's own objective
+            mp = r.motto
             metrics["planned_gain"] = mp.trivial_cost / mp.cost if mp.cost > 0 else None
         metrics.update(plan_cost=r.cost, trivial_cost=r.trivial_cost, plan_time_s=r.plan_time_s,
                        shared_nodes=_shared_internal_nodes(r.plan))

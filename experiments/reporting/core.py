@@ -66,31 +66,12 @@ def flag(ok: bool | None) -> str:
     return UNCHECKED if ok is None else (HOLDS if ok else FAILS)
 
 
-def ci_separated(a: Sequence[float], b: Sequence[float]) -> bool:
-    """True when the 95% confidence intervals of the means of ``a`` and ``b`` do not overlap."""
-    ma, la, ha, na = mean_ci(a)
-    mb, lb, hb, nb = mean_ci(b)
-    if na < 2 or nb < 2:
-        return False
-    return ha < lb or hb < la
-
-
 def fmt(x, unit: str = "") -> str:
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
         return "n/a"
     if abs(x) >= 1e5 or (abs(x) < 1e-2 and x != 0):
         return f"{x:.3g}{unit}"
     return f"{x:.2f}{unit}"
-
-
-def fmt_ci(values: Sequence[float], unit: str = "") -> str:
-    """``mean [low, high]`` of the 95% CI."""
-    m, lo, hi, n = mean_ci(values)
-    if n == 0:
-        return "n/a"
-    if n == 1:
-        return f"{fmt(m)}{unit} (n=1)"
-    return f"{fmt(m)}{unit} [{fmt(lo)}, {fmt(hi)}]"
 
 
 KEYS = ["dataset", "workload", "size", "pattern_id", "algorithm", "kind", "evaluator", "alpha", "strategy", "x_name", "x_value", "cell_id"]

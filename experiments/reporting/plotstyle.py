@@ -14,7 +14,7 @@ import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -104,14 +104,6 @@ def style(name: str) -> Style:
         return ALGORITHM_STYLE[name]
     except KeyError:
         raise KeyError(f"no plot style for {name!r}: register it in experiments/reporting/plotstyle.py:ALGORITHM_STYLE") from None
-
-
-def palette(names: Iterable[str]) -> dict[str, str]:
-    return {n: style(n).color for n in names}
-
-
-def markers(names: Iterable[str]) -> dict[str, str]:
-    return {n: style(n).marker for n in names}
 
 
 @dataclass(frozen=True)

@@ -5,12 +5,20 @@ from __future__ import annotations
 import itertools
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from algorithms import cheapest_order_with_prefix, cheapest_tree_containing, planner_names, planner_kind
+from algorithms.constrained import best_suborder, best_subtree
 from algorithms.cost_model import ClauseCostModel
-from algorithms.costs import clause_cost
+from algorithms.costs import (
+    clause_cost,
+    log_latency_order,
+    log_latency_tree,
+    log_throughput_order,
+    log_throughput_tree,
+)
 from algorithms_strategies import all_bushy_trees, clause_and_stats
 from cep import OrderPlan, PlanError, Statistics, TreePlan, parse_pattern, to_dnf
 from cep.plans import tree_leaves
@@ -70,6 +78,44 @@ def test_dp_b_returns_the_cheapest_tree_containing_the_subtrees(case, alpha, rnd
     # trees equal up to child order cost the same, so the best feasible tree is the reference
     best = min(clause_cost(model, TreePlan(t)).log_total for t in feasible)
     have = clause_cost(model, got).log_total
+    assert have == best or math.isclose(have, best, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def sub_order_cost(model, order) -> float:
+    """``log(Cost_ord + alpha * Cost_lat_ord)`` of an order of some of the clause's variables."""
+    lat = log_latency_order(model, order) if model.variables[model.last] in order else -math.inf
+    return float(np.logaddexp(log_throughput_order(model, order), model.log_alpha + lat))
+
+
+def sub_tree_cost(model, tree) -> float:
+    """``log(Cost_tree + alpha * Cost_lat_tree)`` of a tree over some of the clause's variables."""
+    lat = log_latency_tree(model, tree) if model.variables[model.last] in tree_leaves(tree) else -math.inf
+    return float(np.logaddexp(log_throughput_tree(model, tree), model.log_alpha + lat))
+
+
+@settings(max_examples=150, deadline=None)
+@given(clause_and_stats(min_n=1, max_n=7), st.sampled_from([0.0, 0.0, 1.0, 3.0]), st.randoms(use_true_random=False))
+def test_best_suborder_equals_exhaustive_search_over_the_orders_of_the_subpattern(case, alpha, rnd):
+    sp, stats = case
+    vs = rnd.sample(list(sp.positive), rnd.randint(1, len(sp.positive)))
+    model = ClauseCostModel(sp, stats, alpha=alpha)
+    got = best_suborder(model, vs)
+    assert sorted(got) == sorted(vs)
+    best = min(sub_order_cost(model, o) for o in itertools.permutations(vs))
+    have = sub_order_cost(model, got)
+    assert have == best or math.isclose(have, best, rel_tol=1e-9, abs_tol=1e-9)
+
+
+@settings(max_examples=150, deadline=None)
+@given(clause_and_stats(min_n=1, max_n=6), st.sampled_from([0.0, 0.0, 1.0, 3.0]), st.randoms(use_true_random=False))
+def test_best_subtree_equals_exhaustive_search_over_the_trees_of_the_subpattern(case, alpha, rnd):
+    sp, stats = case
+    vs = rnd.sample(list(sp.positive), rnd.randint(1, len(sp.positive)))
+    model = ClauseCostModel(sp, stats, alpha=alpha)
+    got = best_subtree(model, vs)
+    assert sorted(tree_leaves(got)) == sorted(vs)
+    best = min(sub_tree_cost(model, t) for t in all_bushy_trees(vs))
+    have = sub_tree_cost(model, got)
     assert have == best or math.isclose(have, best, rel_tol=1e-9, abs_tol=1e-9)
 
 

@@ -12,6 +12,7 @@ import os
 import pkgutil
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -64,7 +65,9 @@ def test_invalid_parameter_values_are_config_errors(name, params):
 def test_planner_conformance(name, text):
     pattern = parse_pattern(text)
     before = (repr(pattern), STATS.to_dict())
+    start = time.perf_counter()
     r = plan_pattern(pattern, name, STATS, alpha=0.3, seed=5)
+    wall = time.perf_counter() - start
     assert (repr(pattern), STATS.to_dict()) == before  # inputs not mutated
     clauses = to_dnf(pattern)
     assert r.planner == name and r.kind == planner_kind(name)
@@ -73,7 +76,8 @@ def test_planner_conformance(name, text):
         assert plan.kind == r.kind
         validate_plan(sp, plan)  # every positive variable exactly once, nothing else
     assert r.cost == pytest.approx(math.exp(r.log_cost), rel=1e-12)
-    assert r.params["seed"] == 5 and r.params["alpha"] == 0.3 and r.plan_time_s >= 0
+    assert r.params["seed"] == 5 and r.params["alpha"] == 0.3
+    assert 0 < r.plan_time_s <= wall  # the planning itself, inside the call
     again = plan_pattern(pattern, name, STATS, alpha=0.3, seed=5)
     assert again.plan == r.plan
 
@@ -112,12 +116,9 @@ def _results(seed: int) -> list:
 
 
 def test_plans_are_the_same_in_another_process_with_another_hash_seed():
-    code = (
-        "import json, sys; sys.path.insert(0, sys.argv[1]);"
-        "from test_registry_conformance import _results; print(json.dumps(_results(11)))"
-    )
-    env = {**os.environ, "PYTHONHASHSEED": "4242"}
-    out = subprocess.run([sys.executable, "-c", code, os.path.dirname(__file__)], env=env, capture_output=True, text=True, check=True)
+    code = "import json; from test_registry_conformance import _results; print(json.dumps(_results(11)))"
+    env = {**os.environ, "PYTHONHASHSEED": "4242", "PYTHONPATH": os.path.dirname(__file__)}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == json.loads(json.dumps(_results(11)))
 
 

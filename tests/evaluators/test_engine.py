@@ -44,12 +44,17 @@ def test_registry_names_the_two_evaluators():
 
 def test_metrics_have_exactly_the_contract_names_and_sane_values():
     s = small_stream()
+    start = time.perf_counter()
     r = evaluate(SEQ3, TREE, s)
+    wall = time.perf_counter() - start
     assert tuple(r.metrics) == METRIC_NAMES
     m = r.metrics
-    assert m["events"] == len(s) and m["matches"] == len(r.matches) > 0
-    assert m["elapsed_s"] > 0 and m["throughput_eps"] == pytest.approx(len(s) / m["elapsed_s"])
-    assert m["peak_partial_matches"] > 0 and m["peak_memory_bytes"] > 0
+    assert m["events"] == len(s) and m["matches"] == len(r.matches) == 34
+    # the detection time is part of the call (which also measures memory), throughput its events per second
+    assert 0 < m["elapsed_s"] < wall and m["throughput_eps"] == pytest.approx(len(s) / m["elapsed_s"])
+    # two events a second, a 5 s window (both ends inside): 12 events buffered at most; at most 10
+    # partial matches at the (b, c) node
+    assert m["peak_buffered_events"] == 12 and m["peak_partial_matches"] == 10 and m["peak_memory_bytes"] > 0
     assert 0 <= m["latency_ms_mean"] and 0 <= m["latency_ms_p95"]
     assert evaluate(SEQ3, TREE, s, measure_memory=False).metrics["peak_memory_bytes"] is None
     quiet = evaluate(SEQ3, TREE, s, collect_matches=False, measure_memory=False)
@@ -148,10 +153,8 @@ def test_long_patterns_run_on_both_evaluators(n):
 def test_exploding_kleene_stops_at_the_partial_match_cap_with_a_clear_error():
     dense = EventStream([Event("B", i * 0.01, {"x": 0.0}) for i in range(60)] + [Event("C", 1.0, {"x": 0.0})])
     p = parse_pattern("PATTERN SEQ(KL(B b), C c) WITHIN 1 hour")
-    start = time.perf_counter()
     with pytest.raises(PartialMatchLimitError) as err:
         evaluate(p, PatternPlan((OrderPlan(("b", "c")),)), dense, max_partial_matches=5_000)
-    assert time.perf_counter() - start < 10
     msg = str(err.value)
     assert "crossed the cap of 5000" in msg and "max_partial_matches" in msg and "\n" not in msg
     # the cap also bounds an explosion of joins inside one event

@@ -101,7 +101,9 @@ def test_one_search_alone_exact_or_annealing():
     auto = optimize(WORKLOAD1, STATS1)
     exact = optimize(WORKLOAD1, STATS1, solver="exact")
     sa = optimize(WORKLOAD1, STATS1, solver="annealing", seed=3)
-    assert exact.method == "exact" and exact.cost == pytest.approx(auto.cost) and exact.search_seconds > 0
+    assert exact.method == "exact" and exact.cost == pytest.approx(auto.cost)
+    # the search is timed inside the optimizer, which also builds the sharing graph
+    assert 0 < exact.search_seconds < exact.optimizer_seconds and 0 < sa.search_seconds < sa.optimizer_seconds
     assert sa.method == "annealing" and exact.cost - 1e-9 <= sa.cost <= sa.trivial_cost + 1e-9
     assert sa.params["solver"] == "annealing"
     with pytest.raises(PlanError, match="unknown MOTTO solver"):

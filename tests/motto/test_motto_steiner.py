@@ -12,7 +12,14 @@ from hypothesis import strategies as st
 
 from algorithms.motto.graph import build_graph
 from algorithms.motto.query import conj, seq
-from algorithms.motto.steiner import SteinerGraph, branch_and_bound, milp_branch_and_bound, simulated_annealing, solve
+from algorithms.motto.steiner import (
+    SteinerGraph,
+    branch_and_bound,
+    components,
+    milp_branch_and_bound,
+    simulated_annealing,
+    solve,
+)
 from cep.errors import PlanError
 from cep.pattern import Window
 from cep.statistics import Statistics
@@ -67,7 +74,7 @@ def small_dags(draw, max_n: int = 7):
 @given(small_dags())
 def test_both_exact_searches_equal_brute_force(g):
     expected = brute_force_dsmt(g)
-    for r in (branch_and_bound(g, time_budget_s=30.0), milp_branch_and_bound(g, time_budget_s=30.0)):
+    for r in (branch_and_bound(g, time_budget_s=math.inf), milp_branch_and_bound(g, time_budget_s=math.inf)):
         assert r.exact
         assert r.cost == pytest.approx(expected)
         cost, parent = g.tree(r.chosen)
@@ -78,19 +85,24 @@ def test_both_exact_searches_equal_brute_force(g):
 @settings(max_examples=100, deadline=None)
 @given(small_dags(max_n=9), st.integers(0, 3))
 def test_annealing_never_worse_than_trivial(g, seed):
-    sa = simulated_annealing(g, seed=seed, iterations=300)
+    sa = simulated_annealing(g, seed=seed, iterations=300, time_budget_s=math.inf)
     assert sa.cost <= g.trivial_cost() + 1e-9
-    assert sa.cost >= branch_and_bound(g).cost - 1e-9
-    assert simulated_annealing(g, seed=seed, iterations=300).chosen == sa.chosen  # deterministic
+    assert sa.cost >= branch_and_bound(g, time_budget_s=math.inf).cost - 1e-9
+    assert simulated_annealing(g, seed=seed, iterations=300, time_budget_s=math.inf).chosen == sa.chosen  # deterministic
 
 
 def test_solve_falls_back_to_annealing_when_the_budget_is_spent():
     g = SteinerGraph(4, 0, frozenset({1, 3}), {(0, 1): 5.0, (0, 2): 3.0, (0, 3): 5.0, (2, 1): 1.0, (2, 3): 1.0})
-    r = solve(g, time_budget_s=0.0)
-    assert r.method in ("exact", "annealing")
-    assert r.cost == pytest.approx(5.0)
-    assert solve(g).exact and solve(g).chosen == frozenset({2})
-    assert solve(g, exact="combinatorial").chosen == frozenset({2})
+    # a budget of nodes, not seconds: the branch and bound needs one node here (the greedy incumbent
+    # is optimal and the bound proves it at the root); with none it stops and annealing takes over
+    spent = solve(g, exact="combinatorial", max_nodes=0, time_budget_s=math.inf, sa_time_budget_s=math.inf)
+    assert spent.method == "annealing" and not spent.exact
+    assert spent.cost == pytest.approx(5.0) and spent.chosen == frozenset({2})
+    enough = solve(g, exact="combinatorial", max_nodes=1, time_budget_s=math.inf)
+    assert enough.method == "exact" and enough.explored == 1
+    assert branch_and_bound(g, max_nodes=0, time_budget_s=math.inf).method == "branch-and-bound (budget)"
+    assert solve(g, time_budget_s=math.inf).exact and solve(g, time_budget_s=math.inf).chosen == frozenset({2})
+    assert solve(g, exact="combinatorial", time_budget_s=math.inf).chosen == frozenset({2})
     with pytest.raises(PlanError, match="unknown exact"):
         solve(g, exact="lp")
 
@@ -98,6 +110,31 @@ def test_solve_falls_back_to_annealing_when_the_budget_is_spent():
 def test_cycles_are_refused():
     with pytest.raises(PlanError, match="cycle"):
         SteinerGraph(3, 0, frozenset({1, 2}), {(0, 1): 1.0, (1, 2): 1.0, (2, 1): 1.0})
+    with pytest.raises(PlanError, match="cycle"):  # a longer one, away from the root
+        SteinerGraph(5, 0, frozenset({1, 4}), {(0, 1): 1.0, (1, 2): 1.0, (2, 3): 1.0, (3, 4): 1.0, (4, 2): 1.0})
+    SteinerGraph(5, 0, frozenset({1, 4}), {(0, 1): 1.0, (1, 2): 1.0, (2, 3): 1.0, (3, 4): 1.0, (2, 4): 1.0})  # a DAG: accepted
+
+
+@settings(max_examples=100, deadline=None)
+@given(small_dags(max_n=9))
+def test_components_are_the_weak_components_without_the_root(g):
+    adj = {v: set() for v in range(g.n) if v != g.root}
+    for u, v in g.arcs:
+        if u != g.root:
+            adj[u].add(v)
+            adj[v].add(u)
+    expected, seen = [], set()
+    for v in sorted(adj):  # breadth-first search, components in order of their least vertex
+        if v in seen:
+            continue
+        comp, todo = {v}, [v]
+        while todo:
+            for y in adj[todo.pop()] - comp:
+                comp.add(y)
+                todo.append(y)
+        seen |= comp
+        expected.append(frozenset(comp))
+    assert components(g) == expected
 
 
 # ---- workload 1 (MOTTO Listing 1) ------------------------------------------------------------
@@ -125,7 +162,7 @@ def test_workload1_sharing_graph_holds_the_papers_edges():
     assert (v["q2"], v["q1"]) in arcs and (v["q5"], v["q2"]) in arcs
     assert (sub["SEQ(E2, E4)"], v["q3"]) in arcs and (sub["SEQ(E2, E4)"], v["q4"]) in arcs
     assert (sub["SEQ(E1, E2)"], v["q1"]) in arcs and (sub["SEQ(E1, E2)"], v["q3"]) in arcs
-    r = branch_and_bound(sg.graph)
+    r = branch_and_bound(sg.graph, time_budget_s=math.inf)
     assert r.exact and r.cost == pytest.approx(brute_force_dsmt(sg.graph))
     assert r.cost < sg.graph.trivial_cost()
     assert r.parent[v["q2"]] == v["q5"]  # Figure 8: Filter_sc over q5 is cheaper than q2 from scratch
@@ -136,10 +173,10 @@ def test_annealing_and_exact_on_a_table_v_workload():
 
     qs = table_v_workload(12, seed=5, r=0.5)
     sg = build_graph(qs, Statistics({f"E{i}": 0.2 + 0.1 * i for i in range(1, 14)}))
-    exact = milp_branch_and_bound(sg.graph)
+    exact = milp_branch_and_bound(sg.graph, time_budget_s=math.inf)
     assert exact.exact
-    assert branch_and_bound(sg.graph).cost == pytest.approx(exact.cost)
-    sa = simulated_annealing(sg.graph, seed=1, iterations=2000)
+    assert branch_and_bound(sg.graph, time_budget_s=math.inf).cost == pytest.approx(exact.cost)
+    sa = simulated_annealing(sg.graph, seed=1, iterations=2000, time_budget_s=math.inf)
     assert exact.cost - 1e-9 <= sa.cost <= sg.graph.trivial_cost() + 1e-9
 
 
@@ -148,6 +185,7 @@ def test_solve_falls_back_to_annealing_from_the_incumbent():
     from algorithms.motto.workloads import table_v_workload
 
     sg = build_graph(table_v_workload(40, seed=0), Statistics({f"E{i}": 0.1 * i for i in range(1, 14)}))
-    r = solve(sg.graph, time_budget_s=0.0, exact="combinatorial", sa_iterations=500)
+    r = solve(sg.graph, max_nodes=256, time_budget_s=math.inf, exact="combinatorial", sa_iterations=500,
+              sa_time_budget_s=math.inf)
     assert r.method == "annealing" and not r.exact
-    assert milp_branch_and_bound(sg.graph).cost - 1e-9 <= r.cost <= sg.graph.trivial_cost() + 1e-9
+    assert milp_branch_and_bound(sg.graph, time_budget_s=math.inf).cost - 1e-9 <= r.cost <= sg.graph.trivial_cost() + 1e-9

@@ -72,12 +72,8 @@ def test_shared_node_costs_with_the_widest_window():
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=30)
 @given(st.integers(0, 2**32 - 1), st.sampled_from(["order", "tree"]))
 def test_incremental_equals_from_scratch_and_unshared_equals_sum_of_local_costs(seed, kind):
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from multi_cases import random_workload
     from evaluator_cases import random_plan
+    from multi_cases import random_workload
 
     rng = random.Random(seed)
     pats = random_workload(rng, n_variants=3)
