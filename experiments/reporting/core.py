@@ -1,13 +1,8 @@
-"""What every report section shares: claims with stated verdict rules, confidence intervals, the
-wide view of a results table, and the facts of a run.
-
-Verdicts (one vocabulary for every paper):
-  * ``holds``: the rule's strong condition is met, with the effect outside run-to-run noise;
-  * ``partly``: its weak condition is met;
-  * ``does not hold``: neither;
-  * ``not measurable``: the effect lies within the noise (confidence intervals overlap, or a ratio
-    within the measured run-to-run variation) -- a tie is never support;
-  * ``not checkable``: the results needed are missing.
+"""What every report section shares: claims and their rows, the wide view of a results table, and the
+facts of a run.  Verdicts come from one rule set, :mod:`experiments.reporting.rules` (its docstring
+states the rules): a claim has a direction and a size, our data a paired effect with its 95% CI, and
+where the interval lies decides -- ``holds``, ``partly``, ``does not hold``, ``not measurable`` (with
+the number of workloads that would decide it), or ``not checkable`` (the results needed are missing).
 """
 
 from __future__ import annotations
@@ -21,17 +16,27 @@ import pandas as pd
 
 from experiments.reporting.plotstyle import mean_ci
 
-HOLDS, PARTLY, FAILS, NOT_MEASURABLE, UNCHECKED = "holds", "partly", "does not hold", "not measurable", "not checkable"
+from experiments.reporting.rules import FAILS, HOLDS, NOT_MEASURABLE, PARTLY, UNCHECKED, Verdict  # noqa: F401 (the verdicts' one vocabulary)
 CAPPED_PREFIX = "capped"
 
 
 @dataclass
 class Claim:
+    """One row of a section's claims table: the claim, what the paper reports, what we measured (the
+    effect with its CI and n), the verdict and the rule that decided it."""
+
     claim: str
     paper: str
     ours: str
     verdict: str  # one of HOLDS, PARTLY, FAILS, NOT_MEASURABLE, UNCHECKED, decided by the rule
     rule: str = ""
+
+    @classmethod
+    def judged(cls, claim: str, paper: str, verdict: Verdict, *, detail: str = "") -> "Claim":
+        """The row of a claim judged by the rule set: ``ours`` is the effect with its CI and n (and, when
+        the data cannot decide, about how many workloads would), then ``detail``."""
+        ours = verdict.ours + (f"; {detail}" if detail else "")
+        return cls(claim, paper, ours, verdict.verdict, verdict.rule)
 
 
 @dataclass

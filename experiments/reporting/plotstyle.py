@@ -2,9 +2,9 @@
 with units, 95% confidence intervals, legends outside the data, reproducible files.
 
 Every algorithm name that any figure shows is registered in :data:`ALGORITHM_STYLE` -- JQPG's
-planners, the multi-pattern optimizers and baselines, MOTTO's sharing types, HAMLET's engines and
-NEXT's placement strategies -- so that a method has the same colour and marker in every panel of
-every figure.  Names of one family never share a colour; families that never meet in one figure may.
+planners, the multi-pattern optimizers and baselines, MOTTO's baselines and searches, HAMLET's
+engines and NEXT's placement strategies -- with a (colour, marker) pair that no other name has, so
+that a method looks the same in every panel of every figure and no two methods look alike anywhere.
 :func:`style` refuses an unregistered name rather than inventing a colour.
 """
 
@@ -56,46 +56,43 @@ ALGORITHM_STYLE: dict[str, Style] = {
     "ZSTREAM": Style(_C["purple"], "D"),
     "ZSTREAM-ORD": Style(_C["brown"], "P"),
     "DP-B": Style(_C["vermillion"], "*"),
-    # multi-pattern (MCEP): local searches and baselines
-    "SA-EDGE": Style(_C["vermillion"], "o"),
-    "TS-EDGE": Style(_C["blue"], "s"),
-    "SA-VERTEX4": Style(_C["orange"], "^"),
-    "TS-VERTEX4": Style(_C["sky"], "v"),
-    "SA-VERTEX8": Style(_C["green"], "<"),
-    "TS-VERTEX8": Style(_C["teal"], ">"),
-    "SA-EDGE-PREFIX": Style(_C["purple"], "D"),
-    "TS-EDGE-PREFIX": Style(_C["brown"], "P"),
-    "SH": Style(_C["olive"], "h"),
+    # multi-pattern (MCEP): local searches and baselines; SH-MDT is MOTTO's method wherever it is drawn
+    "SA-EDGE": Style(_C["vermillion"], "p"),
+    "TS-EDGE": Style(_C["blue"], "p"),
+    "SA-VERTEX4": Style(_C["orange"], "h"),
+    "TS-VERTEX4": Style(_C["sky"], "h"),
+    "SA-VERTEX8": Style(_C["green"], "H"),
+    "TS-VERTEX8": Style(_C["teal"], "H"),
+    "SA-EDGE-PREFIX": Style(_C["purple"], "8"),
+    "TS-EDGE-PREFIX": Style(_C["brown"], "8"),
+    "SH": Style(_C["olive"], "d"),
     "RE": Style(_C["navy"], "X"),
     "SH-RR": Style(_C["red"], "d"),
     "SH-MDT": Style(_C["black"], "*"),
     # MCEP 6.2.3: one SA-EDGE plan for the whole stream vs re-planned when the rates drift
-    "static": Style(_C["grey"], "x"),
+    "static": Style(_C["grey"], "+"),
     "adaptive": Style(_C["yellow"], "*"),
-    # MOTTO's sharing types (Table V)
-    "NA": Style(_C["grey"], "x"),
-    "MST": Style(_C["orange"], "^"),
-    "DST": Style(_C["sky"], "v"),
-    "OTT": Style(_C["green"], "<"),
-    "LCSE": Style(_C["purple"], "D"),
-    "MOTTO": Style(_C["vermillion"], "*"),
-    # MOTTO's Steiner search (Figure 14a): exact branch and bound, simulated annealing
-    "exact": Style(_C["blue"], "o"),
-    "annealing": Style(_C["orange"], "s"),
+    # MOTTO's baselines (VII-A) and its Steiner searches (Figure 14a; "serial": one plan in one thread)
+    "NA": Style(_C["black"], "x"),
+    "MST": Style(_C["olive"], "^"),
+    "LCSE": Style(_C["purple"], "v"),
+    "exact": Style(_C["navy"], "o"),
+    "annealing": Style(_C["olive"], "s"),
+    "serial": Style(_C["grey"], "s"),
     # HAMLET's engines
-    "hamlet": Style(_C["vermillion"], "o"),
+    "hamlet": Style(_C["red"], "o"),
     "hamlet-static": Style(_C["orange"], "s"),
-    "greta": Style(_C["blue"], "^"),
-    "two-step": Style(_C["grey"], "x"),
+    "greta": Style(_C["teal"], "^"),
+    "two-step": Style(_C["brown"], "x"),
     "sharon": Style(_C["green"], "D"),
-    # NEXT's placement strategies
-    "round-robin": Style(_C["grey"], "x"),
-    "greedy": Style(_C["orange"], "^"),
-    "reuse": Style(_C["blue"], "s"),
-    "rewrite+greedy": Style(_C["green"], "D"),
-    "rewrite+reuse": Style(_C["vermillion"], "o"),
-    "original": Style(_C["grey"], "x"),
-    "rewritten": Style(_C["vermillion"], "o"),
+    # NEXT's placement strategies, and its queries without and with rewriting
+    "round-robin": Style(_C["navy"], "+"),
+    "greedy": Style(_C["teal"], "v"),
+    "reuse": Style(_C["navy"], "s"),
+    "rewrite+greedy": Style(_C["teal"], "D"),
+    "rewrite+reuse": Style(_C["red"], "*"),
+    "original": Style(_C["black"], "o"),
+    "rewritten": Style(_C["red"], "s"),
 }
 
 

@@ -17,18 +17,31 @@ from experiments.data.datasets import REPO_ROOT
 PACKAGES = ("pyspark", "hydra-core", "pandas", "pyarrow", "numpy", "matplotlib", "seaborn", "joblib", "lark", "tqdm")
 
 
+#: what is not code: committed results change with every reference run and say nothing of the code
+_NOT_CODE = (":(exclude)results",)
+
+
+def uncommitted_changes() -> list[str]:
+    """The tracked files outside ``results/`` with uncommitted changes (``git status --porcelain``
+    lines); empty outside git."""
+    try:
+        out = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", *_NOT_CODE],
+                             cwd=REPO_ROOT, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return [line for line in out.stdout.splitlines() if line.strip()] if out.returncode == 0 else []
+
+
 def git_commit() -> str | None:
-    """The checked-out commit, with "-dirty" if tracked files are modified; None outside git."""
+    """The checked-out commit, with "-dirty" if tracked code files (outside ``results/``) are modified;
+    None outside git."""
     try:
         sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=10)
-        if sha.returncode != 0:
-            return None
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=10
-        )
-        return sha.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
     except (OSError, subprocess.TimeoutExpired):
         return None
+    if sha.returncode != 0:
+        return None
+    return sha.stdout.strip() + ("-dirty" if uncommitted_changes() else "")
 
 
 def package_versions() -> dict[str, str | None]:

@@ -262,3 +262,25 @@ def test_report_and_verify_take_the_results_folder_as_run_does(serial_results):
     assert summary["cells"] == 1 and summary["differ"] == 0 and summary["agree"] > 0
     r = subprocess.run([sys.executable, "-m", "experiments", "verify", "result_dir=x"], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "expected results_dir=DIR" in r.stderr
+
+
+def test_a_reference_run_needs_committed_code_and_results_do_not_count(tmp_path, monkeypatch):
+    from cep.errors import ConfigError
+    from experiments.running import folders, metadata
+
+    repo = tmp_path / "repo"
+    (repo / "results" / "x").mkdir(parents=True)
+    (repo / "code.py").write_text("a = 1\n")
+    (repo / "results" / "x" / "REPORT.md").write_text("old\n")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "-C", str(repo), "add", "-A"], check=True)
+    subprocess.run([*git, "-C", str(repo), "commit", "-qm", "c"], check=True)
+    monkeypatch.setattr(metadata, "REPO_ROOT", repo)
+    (repo / "results" / "x" / "REPORT.md").write_text("regenerated\n")  # results are not code
+    folders.require_committed_code()
+    assert not metadata.git_commit().endswith("-dirty")
+    (repo / "code.py").write_text("a = 2\n")
+    with pytest.raises(ConfigError, match="code.py"):
+        folders.require_committed_code()
+    assert metadata.git_commit().endswith("-dirty")

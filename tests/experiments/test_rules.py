@@ -1,0 +1,110 @@
+"""The report's rule set (experiments/reporting/rules.py): known intervals through every verdict branch."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from experiments.reporting import rules
+from experiments.reporting.rules import FAILS, HOLDS, NOT_MEASURABLE, PARTLY, UNCHECKED, Interval
+
+
+def ratio(est, lo, hi, n=20, sd=0.5, lower=0, upper=0):
+    return Interval(est, lo, hi, n, "ratio", lower, upper, sd)
+
+
+@pytest.mark.parametrize("lo, hi, c, verdict", [
+    (1.2, 3.0, 1.5, HOLDS),            # a real effect, consistent with the claimed size
+    (1.2, 1.4, 1.5, PARTLY),           # a real effect, smaller than claimed
+    (0.9, 1.4, 1.5, FAILS),            # the claimed size is excluded
+    (0.5, 0.9, 1.5, FAILS),            # reversed
+    (0.9, 2.0, 1.5, NOT_MEASURABLE),   # cannot decide
+    (1.01, 1.05, 1.0, HOLDS),          # a bare direction (c = 1): any real effect holds
+])
+def test_at_least_four_way(lo, hi, c, verdict):
+    v = rules.at_least(ratio(math.sqrt(lo * hi), lo, hi), c)
+    assert v.verdict == verdict
+    assert (v.needed is not None) == (verdict == NOT_MEASURABLE)
+
+
+def test_the_review_cases_are_decided():
+    # DP-B/DP-LD 0.82x [0.71, 0.94] against "greatly outperform": the data say it does not hold
+    assert rules.at_least(ratio(0.82, 0.71, 0.94), rules.GREATLY).verdict == FAILS
+    # TRIVIAL/ZSTREAM 0.86x [0.76, 0.97] against "the trivial plan performs best"
+    assert rules.at_least(ratio(0.86, 0.76, 0.97), rules.BEATS).verdict == FAILS
+    # GRETA 8.7x against "3 orders of magnitude": a real effect, smaller than claimed
+    assert rules.at_least(ratio(8.7, 5.8, 13.1), 1000).verdict == PARTLY
+
+
+def test_not_measurable_says_how_many_workloads_would_decide():
+    sd, n = 1.0, 10
+    v = rules.at_least(ratio(1.3, 0.6, 2.8, n=n, sd=sd), 1.5)
+    assert v.verdict == NOT_MEASURABLE
+    assert v.needed == math.ceil((1.96 * sd / math.log(1.3)) ** 2)
+    assert f"about {v.needed} workloads" in v.ours
+
+
+def test_fewer_than_two_workloads_is_not_checkable():
+    assert rules.at_least(rules.ratio_interval([2.0]), 1.1).verdict == UNCHECKED
+    assert rules.at_least(rules.ratio_interval([]), 1.1).verdict == UNCHECKED
+
+
+def test_ratio_interval_is_the_log_t_interval():
+    from scipy import stats
+
+    r = [1.0, 2.0, 4.0, 8.0]
+    e = rules.ratio_interval(r)
+    logs = np.log(r)
+    half = stats.t.ppf(0.975, 3) * logs.std(ddof=1) / 2
+    assert e.n == 4 and e.estimate == pytest.approx(math.exp(logs.mean()))
+    assert e.lo == pytest.approx(math.exp(logs.mean() - half)) and e.hi == pytest.approx(math.exp(logs.mean() + half))
+    assert rules.ratio_interval([1.0, 0.0, math.nan, -2, math.inf, 3.0]).n == 2  # only positive finite ratios
+
+
+@pytest.mark.parametrize("lo, hi, verdict", [
+    (0.9, 1.1, HOLDS), (1.3, 1.6, FAILS), (0.5, 0.7, FAILS), (0.9, 1.4, NOT_MEASURABLE),
+])
+def test_comparable_within_a_band(lo, hi, verdict):
+    assert rules.comparable(ratio(math.sqrt(lo * hi), lo, hi), 1.25).verdict == verdict
+
+
+def test_trends_are_judged_on_the_slope_of_log_metric_against_log_parameter():
+    x = np.repeat([1, 2, 4, 8, 16], 4).astype(float)
+    rng = np.random.default_rng(0)
+    grows = x ** 0.8 * np.exp(rng.normal(0, 0.05, len(x)))
+    e = rules.slope_interval(x, grows)
+    assert e.scale == "slope" and e.lo < 0.8 < e.hi
+    assert rules.at_least(e, 0.2).verdict == HOLDS
+    assert rules.at_least(rules.invert(e), 0.2).verdict == FAILS  # "falls with": reversed
+    flat = np.exp(rng.normal(0, 0.05, len(x)))
+    assert rules.comparable(rules.slope_interval(x, flat), 0.1, target=0.0).verdict == HOLDS  # "does not change"
+    assert rules.comparable(e, 0.1, target=1.0).verdict == FAILS  # not linear: 0.8, outside 1 +- 0.1
+    assert rules.comparable(e, 0.3, target=1.0).verdict == HOLDS  # "roughly linear" within 1 +- 0.3
+
+
+def test_bounds_stand_only_where_they_cannot_overturn_the_verdict():
+    # lower bounds (capped baselines): they can only raise the real effect
+    assert rules.at_least(ratio(3.0, 2.0, 4.0, lower=2), 1.5).verdict == HOLDS
+    assert rules.at_least(ratio(1.3, 1.1, 1.4, lower=2), 1.5).verdict == PARTLY
+    assert rules.at_least(ratio(0.8, 0.6, 1.1, lower=2), 1.5).verdict == NOT_MEASURABLE
+    # upper bounds: they can only lower it
+    assert rules.at_least(ratio(0.8, 0.6, 1.1, upper=2), 1.5).verdict == FAILS
+    assert rules.at_least(ratio(3.0, 2.0, 4.0, upper=2), 1.5).verdict == NOT_MEASURABLE
+
+
+def test_pooling_counts_a_workload_once():
+    same = {"w1": 2.0, "w2": 4.0}
+    pooled = rules.pooled({"SA-EDGE": same, "TS-EDGE": dict(same)})
+    assert pooled == {"w1": 2.0, "w2": 4.0}
+    assert rules.pooled({"A": {"w1": 2.0}, "B": {"w1": 8.0, "w2": 1.0}}) == {"w1": 4.0, "w2": 1.0}
+
+
+def test_every_method_has_a_style_no_other_method_has():
+    from collections import Counter
+
+    from experiments.reporting.plotstyle import ALGORITHM_STYLE
+
+    pairs = Counter((s.color, s.marker) for s in ALGORITHM_STYLE.values())
+    assert [p for p, k in pairs.items() if k > 1] == []
