@@ -189,11 +189,14 @@ def test_failed_cells_are_logged_counted_and_retried(tmp_path):
     assert r.returncode == 1 and "(1 already done" in r.stderr and "running 1 " in r.stderr, r.stderr
 
 
-def test_runs_go_where_git_ignores_them_and_never_into_the_reference(tmp_path):
+def test_runs_go_where_git_ignores_them_and_never_into_the_reference(tmp_path, monkeypatch):
     from hydra import compose, initialize_config_dir
 
     from experiments.data.datasets import CONFIG_DIR
+    from experiments.running import metadata
     from experiments.running.folders import results_root
+
+    monkeypatch.setattr(metadata, "uncommitted_changes", lambda: [])  # whatever this checkout's state
 
     with initialize_config_dir(version_base="1.3", config_dir=str(CONFIG_DIR), job_name="t"):
         cfg = compose(config_name="config", overrides=["+exp=jqpg_fig3"])
