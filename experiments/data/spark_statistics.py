@@ -11,8 +11,11 @@ are computed in one batched job:
   ``(gid, bucket)``, where an event's bucket is ``floor(key / L)`` and ``x`` is exploded into its
   own and both neighbouring buckets (two keys within ``L`` of each other lie in the same or adjacent
   buckets), then keep ``|key(x) - key(y)| <= L`` and ``pos(x) != pos(y)``;
-* groups with more than ``max_pairs`` candidates keep a seeded random ``max_pairs`` of them
-  (``row_number`` over a seeded ``rand`` per group), so sampled estimates differ from pandas';
+* groups with more than ``max_pairs`` candidates keep a seeded pseudo-random ``max_pairs`` of them: the
+  ones with the smallest hash of (seed, group, event positions) -- a function of the candidate alone, so
+  the sample does not depend on how Spark partitions and orders rows (``rand`` does: with adaptive
+  query execution the same job sampled other rows on another run, and so gave other cell ids) -- and
+  sampled estimates differ from pandas';
 * one aggregation evaluates ``CASE form WHEN ... END`` and averages it per group.
 """
 
@@ -173,7 +176,8 @@ def _selectivities(spark, df, groups: list[ConditionGroup], max_pairs: int, seed
     steps.set_postfix_str(f"{len(groups)} selectivities: candidates")
     filt = (
         df.join(F.broadcast(gtab.filter(F.col("tv").isNull())), df["type"] == F.col("tu"))
-        .select("gid", "form", *[F.col(c).alias(f"x__{c[3:]}") for c in attr_cols], *[F.lit(None).cast("double").alias(f"y__{c[3:]}") for c in attr_cols])
+        .select("gid", "form", F.col("pos").alias("x__pos"), F.lit(-1).cast("long").alias("y__pos"),
+                *[F.col(c).alias(f"x__{c[3:]}") for c in attr_cols], *[F.lit(None).cast("double").alias(f"y__{c[3:]}") for c in attr_cols])
     )
     pair_groups = F.broadcast(gtab.filter(F.col("tv").isNotNull()))
     x = (
@@ -201,7 +205,7 @@ def _selectivities(spark, df, groups: list[ConditionGroup], max_pairs: int, seed
     pairs = (
         x.join(y, (x["gid"] == y["y_gid"]) & (x["bucket"] == y["y_bucket"]))
         .filter((F.abs(F.col("x__key") - F.col("y__key")) <= F.col("L")) & (F.col("x__pos") != F.col("y__pos")))
-        .select("gid", "form", *[f"x__{c[3:]}" for c in attr_cols], *[f"y__{c[3:]}" for c in attr_cols])
+        .select("gid", "form", "x__pos", "y__pos", *[f"x__{c[3:]}" for c in attr_cols], *[f"y__{c[3:]}" for c in attr_cols])
     )
     cand = filt.unionByName(pairs).cache()
     sizes = {r["gid"]: r["count"] for r in cand.groupBy("gid").count().collect()}
@@ -209,7 +213,8 @@ def _selectivities(spark, df, groups: list[ConditionGroup], max_pairs: int, seed
 
     steps.set_postfix_str(f"{len(groups)} selectivities: evaluating")
     if any(n > max_pairs for n in sizes.values()):
-        rank = F.row_number().over(W.partitionBy("gid").orderBy(F.rand(seed)))
+        draw = F.xxhash64(F.lit(seed), F.col("gid"), F.col("x__pos"), F.col("y__pos"))
+        rank = F.row_number().over(W.partitionBy("gid").orderBy(draw, "x__pos", "y__pos"))
         cand_s = cand.withColumn("_rank", rank).filter(F.col("_rank") <= max_pairs)
     else:
         cand_s = cand

@@ -142,6 +142,25 @@ def test_spark_sampling_is_bounded(spark):
     assert sampled != exact and abs(sampled - exact) < 0.05
 
 
+@pytest.mark.spark
+def test_spark_sampling_does_not_depend_on_how_spark_partitions_the_rows(spark):
+    """The sample is a function of the candidates (a hash of seed, group and positions), not of row
+    order: other shuffle partitions and parallelism give the same sampled selectivities."""
+    from experiments.data.spark_statistics import compute_statistics_spark
+
+    s = generate_stream({"A": 5.0, "B": 5.0, "C": 3.0}, 200.0, seed=2)
+    ps = [parse_pattern("PATTERN SEQ(A a, B b, C c) WHERE a.x < b.x AND b.x > c.x AND a.x > 0.3 WITHIN 60 seconds")]
+    saved = spark.conf.get("spark.sql.shuffle.partitions")
+    got = []
+    try:
+        for partitions in ("8", "3", "1"):
+            spark.conf.set("spark.sql.shuffle.partitions", partitions)
+            got.append(compute_statistics_spark(s, ps, spark=spark, max_pairs=500, seed=7, progress=False).selectivities)
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", saved)
+    assert got[0] == got[1] == got[2] and set(got[0]) == {"a,b", "b,c", "a"}
+
+
 # ---- one condition walker, three back ends (cep.conditions.evaluate_comparison) -----------------------
 # small integers, zero among them, so that divisions by zero happen
 ROWS = [{"a": {"x": float(ax), "y": float(ay)}, "b": {"x": float(bx), "y": float(by)}}
