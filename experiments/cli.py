@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "aggregate": "experiments.commands.aggregate",
     "report": "experiments.commands.report",
     "verify": "experiments.commands.verify",
+    "cluster": "experiments.commands.cluster",
 }
 
 EXIT_USAGE = 2

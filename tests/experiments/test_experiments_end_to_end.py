@@ -1,6 +1,6 @@
 """Experiments end to end: a tiny experiment through Hydra and Spark, resume, config errors, the data
-an experiment runs on, failed cells, where results go, the report from the tables, verify, and a
-real standalone cluster giving the serial runner's results."""
+an experiment runs on, failed cells, where results go, the report from the tables, verify (the run on a
+standalone cluster is in test_cluster_failover.py)."""
 
 from __future__ import annotations
 
@@ -213,35 +213,6 @@ def test_help_texts_list_experiments_and_hide_internal_names():
     assert r.returncode == 0 and "jqpg_fig3" in r.stdout and "jqpg_fig9" in r.stdout and "reference=true" in r.stdout
     r = subprocess.run([sys.executable, "-m", "experiments", "report", "--help"], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "--reference" in r.stdout and "_OPT" not in r.stdout
-
-
-@pytest.mark.cluster
-@pytest.mark.slow
-def test_standalone_cluster_gives_the_serial_results(tmp_path, serial_results):
-    from experiments.running.cluster import LocalCluster
-
-    cluster = LocalCluster.start(cores=2, memory="1g")
-    pids = [cluster.master_pid, cluster.worker_pid]
-    try:
-        assert sorted(cluster.alive()) == sorted(pids)
-        r = run_exp(
-            *TINY, "runner=spark", f"runner.master={cluster.master_url}", "+runner.conf.spark.cores.max=2",
-            "+runner.conf.spark.executor.memory=1g", "+runner.conf.spark.task.maxFailures=1", f"results_dir={tmp_path}",
-        )
-        assert r.returncode == 0, r.stderr
-    finally:
-        cluster.stop()
-    assert cluster.alive() == []
-    for pid in pids:
-        with pytest.raises(ProcessLookupError):
-            os.kill(pid, 0)
-    cluster_df = ResultStore(tmp_path / "jqpg_fig3").load()
-    serial_df = ResultStore(serial_results / "jqpg_fig3").load()
-    pd.testing.assert_frame_equal(deterministic(cluster_df), deterministic(serial_df))
-    import json
-
-    meta = json.loads((tmp_path / "jqpg_fig3" / "metadata.json").read_text())
-    assert meta["spark_master"] == cluster.master_url
 
 
 def test_multirun_runs_every_combination_of_the_swept_values(tmp_path):

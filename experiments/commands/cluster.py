@@ -1,0 +1,56 @@
+"""``python -m experiments cluster start|status|stop``: a real Spark standalone cluster on this machine.
+
+``start`` launches a master and ``--workers`` workers of ``--cores`` cores on 127.0.0.1 from the pip
+pyspark (:class:`experiments.running.cluster.LocalCluster`), waits until every worker has registered, and
+prints the master URL to pass as ``runner.master``; the cluster's processes are kept in
+``runs/cluster.json`` (``--state``) so that ``status`` and ``stop`` find them.  A run pointed at it sends
+its cells there; its results land in ``runs/<exp>/`` as any run's (the driver writes them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from cep.errors import ConfigError
+
+HELP = "start, inspect or stop a Spark standalone cluster on 127.0.0.1 (master + workers)"
+DEFAULT_STATE = "runs/cluster.json"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", choices=("start", "status", "stop"))
+    p.add_argument("--workers", type=int, default=2, help="start: number of workers (default 2)")
+    p.add_argument("--cores", type=int, default=1, help="start: cores per worker (default 1)")
+    p.add_argument("--memory", default="2g", help="start: memory per worker (default 2g)")
+    p.add_argument("--state", default=DEFAULT_STATE, help=f"where the cluster's processes are kept (default {DEFAULT_STATE})")
+
+
+def main(args: argparse.Namespace) -> int:
+    from experiments.data.datasets import resolve_path
+    from experiments.running.cluster import LocalCluster
+
+    state = resolve_path(args.state)
+    if args.action == "start":
+        if state.exists() and LocalCluster.load(state).alive():
+            raise ConfigError(f"{state}: a cluster is running already (python -m experiments cluster stop)")
+        c = LocalCluster.start(cores=args.cores, memory=args.memory, workers=args.workers)
+        c.save(state)
+        print(f"master {c.master_url}: {args.workers} worker(s) of {args.cores} core(s), logs in {c.work_dir}")
+        print(f"run on it: python -m experiments run +exp=<name> runner.master={c.master_url}")
+        return 0
+    c = LocalCluster.load(state)
+    if args.action == "status":
+        alive = c.alive()
+        try:
+            s = c.state()
+            info = {"workers_alive": s.get("aliveworkers"), "cores": s.get("cores"), "cores_used": s.get("coresused"),
+                    "running_applications": len(s.get("activeapps", []))}
+        except OSError:
+            info = {"master": "not answering"}
+        print(json.dumps({"master_url": c.master_url, "processes_alive": len(alive), **info}))
+        return 0
+    c.stop()
+    state.unlink()
+    print(f"stopped the cluster at {c.master_url}")
+    return 0
