@@ -61,11 +61,36 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.description = description()
     p.add_argument("overrides", nargs="*", help="Hydra overrides: +exp=<name> (required), dataset=..., runner=..., scale=..., key=value")
+    _add_flags(p)
+
+
+def _add_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--multirun", "-m", action="store_true", help="sweep over comma-separated override values")
+    p.add_argument("--estimate", action="store_true", help="do not run: build the cells, time a random sample of them and "
+                   "print the run's CPU time and whether it fits this machine in a day")
+    p.add_argument("--estimate-sample", type=int, default=5, metavar="N", help="--estimate: cells timed (default 5)")
+    p.add_argument("--estimate-timeout", type=float, default=600.0, metavar="S",
+                   help="--estimate: stop a sampled cell after S seconds and count it as a lower bound (default 600)")
+    p.add_argument("--json", action="store_true", help="--estimate: print the estimate as JSON")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):
+        raise ConfigError(f"{message} (python -m experiments run --help)")
+
+
+def flags_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="python -m experiments run", add_help=False)
+    p.add_argument("overrides", nargs="*")
+    _add_flags(p)
+    return p
 
 
 def main(args: argparse.Namespace) -> int:
-    return run_overrides(list(args.overrides) + (["--multirun"] if args.multirun else []))
+    flags = [f"--{k.replace('_', '-')}={v}" for k, v in vars(args).items()
+             if k.startswith("estimate_") and v != flags_parser().get_default(k)]
+    return run_overrides(list(args.overrides) + (["--multirun"] if args.multirun else []) + (["--estimate"] if args.estimate else [])
+                         + (["--json"] if args.json else []) + flags)
 
 
 def _options(group: str) -> list[str]:
@@ -74,25 +99,27 @@ def _options(group: str) -> list[str]:
     return sorted(p.stem for p in (CONFIG_DIR / group).glob("*.yaml"))
 
 
-def parse_overrides(argv: list[str]) -> tuple[list, bool]:
-    """The Hydra overrides of ``argv`` (parsed) and whether ``--multirun`` was given; a flag or override
-    that is not valid is one line naming it and what was expected."""
+def parse_overrides(argv: list[str]) -> tuple[list, argparse.Namespace]:
+    """The Hydra overrides of ``argv`` (parsed) and its flags (``--multirun``, ``--estimate`` ...); a flag
+    or override that is not valid is one line naming it and what was expected."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import OverrideParseException
 
-    unknown_flags = [a for a in argv if a.startswith("-") and a not in ("--multirun", "-m")]
-    if unknown_flags:
-        raise ConfigError(f"unknown option {unknown_flags[0]!r}; run takes Hydra overrides (key=value) and --multirun")
+    flags, rest = flags_parser().parse_known_intermixed_args(argv)
+    if rest:
+        raise ConfigError(f"unknown option {rest[0]!r}; run takes Hydra overrides (key=value), --multirun and --estimate")
+    if flags.estimate_sample < 1 or flags.estimate_timeout <= 0:
+        raise ConfigError("--estimate-sample must be at least 1 and --estimate-timeout positive")
     parser = OverridesParser.create()
     parsed = []
-    for a in (a for a in argv if not a.startswith("-")):
+    for a in flags.overrides:
         try:
             (o,) = parser.parse_overrides([a])
         except OverrideParseException as e:
             msg = " ".join(str(e).split("See https://")[0].split())
             raise ConfigError(f"cannot parse override {a!r}: {msg} (quote values with brackets or commas, e.g. runner.master=\"'local[2]'\")") from None
         parsed.append(o)
-    return parsed, any(a in ("--multirun", "-m") for a in argv)
+    return parsed, flags
 
 
 def jobs(parsed: list, multirun: bool) -> list[list[str]]:
@@ -154,9 +181,11 @@ def run_overrides(argv: list[str]) -> int:
     from experiments.exps import run_experiment
     from experiments.running.folders import results_root
 
-    parsed, multirun = parse_overrides(argv)
-    runs = jobs(parsed, multirun)
+    parsed, flags = parse_overrides(argv)
+    runs = jobs(parsed, flags.multirun)
     configs = [compose_config(overrides) for overrides in runs]  # every mistake before any work
+    if flags.estimate:
+        return _estimate(configs, flags)
     code = 0
     for i, cfg in enumerate(configs):
         if len(configs) > 1:
@@ -180,3 +209,23 @@ def _report(root, experiment: str) -> None:
                 if p.suffix == ".png":
                     print(f"{experiment}: figure {p}", file=sys.stderr)
             print(f"{experiment}: report section {out}#{anchor(s)}", file=sys.stderr)
+
+
+def _estimate(configs, flags) -> int:
+    """Print the estimate of every run (see :mod:`experiments.running.estimate`)."""
+    import json
+
+    from experiments.running.estimate import estimate_run
+    from experiments.running.folders import results_root
+    from experiments.running.runners import make_runner
+
+    for cfg in configs:
+        runner = make_runner(cfg.runner)
+        try:
+            est = estimate_run(cfg, results_root(cfg) / cfg.exp.name, sample=flags.estimate_sample, seed=int(cfg.seed),
+                               timeout_s=flags.estimate_timeout, spark=getattr(runner, "spark", None))
+        finally:
+            runner.close()
+        print(json.dumps(est.as_dict()) if flags.json else est.text())
+    return 0
+

@@ -33,6 +33,11 @@ def build_specs(cfg: DictConfig) -> list[dict]:
     return specs
 
 
+def specs(cfg: DictConfig, out_dir: Path, spark=None) -> list[dict]:
+    """Every cell specification of the run (what ``--estimate`` samples)."""
+    return build_specs(cfg)
+
+
 def run(cfg: DictConfig, out_dir: Path) -> int:
     from experiments.running.execution import run_all_cells
 

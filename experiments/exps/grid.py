@@ -237,6 +237,12 @@ def build_specs(cfg: DictConfig, dcfg: dict, spark=None) -> tuple[list[dict], di
     return specs, facts
 
 
+def specs(cfg: DictConfig, out_dir: Path, spark=None) -> list[dict]:
+    """Every cell specification of the run, all datasets (what ``--estimate`` samples); the statistics on
+    Spark when ``spark`` is given, else by the pandas reference."""
+    return [s for dcfg in experiment_datasets(cfg) for s in build_specs(cfg, dcfg, spark)[0]]
+
+
 def run(cfg: DictConfig, out_dir: Path) -> int:
     datasets = experiment_datasets(cfg)
     meta = RunMetadata(out_dir / "metadata.json", OmegaConf.to_container(cfg, resolve=True))

@@ -148,6 +148,11 @@ def spark_master_of(cfg: DictConfig) -> str | None:
     return str(m) if m and str(m).startswith("spark://") else None
 
 
+def specs(cfg: DictConfig, out_dir: Path, spark=None) -> list[dict]:
+    """Every cell specification of the run (what ``--estimate`` samples)."""
+    return build_specs(cfg)
+
+
 def run(cfg: DictConfig, out_dir: Path) -> int:
     """The cells on the configured runner, then the core study's cells in the driver, one after the
     other: each starts its own SparkSession of ``k`` cores, which a Spark task cannot do (one

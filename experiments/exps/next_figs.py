@@ -85,6 +85,11 @@ def build_specs(cfg: DictConfig, out_dir: Path) -> list[list[dict]]:
     return [measure_cells, place_cells]
 
 
+def specs(cfg: DictConfig, out_dir: Path, spark=None) -> list[dict]:
+    """Every cell specification of the run, all phases (what ``--estimate`` samples)."""
+    return [s for phase in build_specs(cfg, out_dir) for s in phase]
+
+
 def run(cfg: DictConfig, out_dir: Path) -> int:
     from experiments.running.execution import execute_cells
     from experiments.running.metadata import RunMetadata

@@ -20,6 +20,11 @@ from experiments.data.datasets import experiment_datasets, load_dataset
 from experiments.running.metadata import RunMetadata, file_facts
 
 
+def specs(cfg: DictConfig, out_dir: Path, spark=None) -> list[dict]:
+    """The stats experiment has no cells (it is one Spark job per dataset)."""
+    return []
+
+
 def run(cfg: DictConfig, out_dir: Path) -> int:
     datasets = experiment_datasets(cfg)
     meta = RunMetadata(out_dir / "metadata.json", OmegaConf.to_container(cfg, resolve=True))

@@ -258,3 +258,18 @@ def test_a_reference_run_needs_committed_code_and_results_do_not_count(tmp_path,
     with pytest.raises(ConfigError, match="code.py"):
         folders.require_committed_code()
     assert metadata.git_commit().endswith("-dirty")
+
+
+def test_estimate_times_a_sample_of_the_cells_and_runs_nothing(tmp_path):
+    import json
+
+    r = run_exp(*PLANNING_ONLY, "dataset=nasdaq", f"results_dir={tmp_path}", "--estimate", "--estimate-sample", "2", "--json")
+    assert r.returncode == 0, r.stderr
+    est = json.loads(r.stdout.strip().splitlines()[-1])
+    assert est["cells"] == 2 and est["sampled"] == 2 and len(est["cell_cpu_s"]) == 2 and not est["lower_bound"]
+    assert all(x > 0 for x in est["cell_cpu_s"]) and est["cpu_s"] >= est["build_s"] + 2 * min(est["cell_cpu_s"]) - 1e-9
+    assert est["fits_in_a_day"] and not (tmp_path / "jqpg_fig7").exists()  # nothing stored
+    r = run_exp(*PLANNING_ONLY, "dataset=nasdaq", f"results_dir={tmp_path}", "--estimate", "--estimate-sample", "1",
+                "--estimate-timeout", "0.01", "--json")
+    est = json.loads(r.stdout.strip().splitlines()[-1])
+    assert r.returncode == 0 and est["stopped_at_timeout"] == 1 and est["lower_bound"]
