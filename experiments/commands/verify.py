@@ -15,6 +15,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--exp", action="append", help="experiment folder name (repeatable; default: every one with results)")
     p.add_argument("--sample", type=int, default=5, help="cells per experiment (default 5)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sample")
+    p.add_argument("--max-cell-s", type=float, default=None, metavar="S",
+                   help="sample only cells whose run took at most S seconds (as stored with them)")
     add_results_dir(p, "results/, the committed reference reproduction")
     p.add_argument("--all", action="store_true", help="print every comparison, not only differences and measured values")
     p.add_argument("--json", action="store_true", help="print one JSON object per comparison shown, then a summary object")
@@ -44,7 +46,7 @@ def main(args: argparse.Namespace) -> int:
           file=sys.stderr if args.json else sys.stdout)
     diffs = []
     for name in names:
-        diffs += verify_experiment(root / name, args.sample, args.seed)
+        diffs += verify_experiment(root / name, args.sample, args.seed, args.max_cell_s)
     bad = [d for d in diffs if not d.ok]
     cells = len({(d.experiment, d.cell_id) for d in diffs})
     if args.json:

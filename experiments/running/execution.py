@@ -55,7 +55,7 @@ def execute_cells(
             runner,
             cell_fn,
             todo,
-            lambda spec, rows: store.append(cell_id(spec), spec, rows),
+            lambda spec, rows, seconds: store.append(cell_id(spec), {**spec, "_cell_s": round(seconds, 3)}, rows),
             lambda spec, trace: store.record_failure(cell_id(spec), spec, trace),
             progress=bool(cfg.progress),
             desc=name,

@@ -15,6 +15,7 @@ A runner maps a picklable, importable function over cell specifications and yiel
 from __future__ import annotations
 
 import os
+import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -127,12 +128,14 @@ def make_runner(cfg: Mapping, spark=None):
 
 
 def guarded(fn: CellFn, spec: Mapping) -> dict:
-    """Run one cell where it is scheduled: ``{"rows": ...}``, or ``{"error": traceback}`` when it
-    raises (so that a failing cell neither stops the run nor is stored as finished)."""
+    """Run one cell where it is scheduled: ``{"rows": ..., "seconds": wall time}``, or ``{"error":
+    traceback}`` when it raises (so that a failing cell neither stops the run nor is stored as finished)."""
+    started = time.perf_counter()
     try:
-        return {"rows": fn(spec)}
+        rows = fn(spec)
     except Exception:  # noqa: BLE001 - kept whole in the failure log, never hidden
         return {"error": traceback.format_exc()}
+    return {"rows": rows, "seconds": time.perf_counter() - started}
 
 
 @dataclass
@@ -145,13 +148,13 @@ def run_cells(
     runner,
     fn: CellFn,
     specs: Iterable[Mapping],
-    on_result: Callable[[Mapping, object], None],
+    on_result: Callable[[Mapping, object, float], None],
     on_failure: Callable[[Mapping, str], None],
     *,
     progress: bool = True,
     desc: str = "cells",
 ) -> RunSummary:
-    """Run ``specs`` on ``runner``; as each finishes call ``on_result(spec, rows)``, or
+    """Run ``specs`` on ``runner``; as each finishes call ``on_result(spec, rows, seconds)``, or
     ``on_failure(spec, traceback)`` if it raised.  A tqdm bar shows cells done, failed, total and
     time left."""
     from tqdm import tqdm
@@ -165,7 +168,7 @@ def run_cells(
                 on_failure(spec, outcome["error"])
                 bar.set_postfix(failed=failed)
             else:
-                on_result(spec, outcome["rows"])
+                on_result(spec, outcome["rows"], outcome["seconds"])
             run += 1
             bar.update(1)
     return RunSummary(run, failed)

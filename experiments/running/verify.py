@@ -68,7 +68,10 @@ def replay_spec(spec: dict, committed: pd.DataFrame) -> dict:
     return spec
 
 
-def verify_experiment(exp_dir: Path, sample: int, seed: int) -> list[Difference]:
+def verify_experiment(exp_dir: Path, sample: int, seed: int, max_cell_s: float | None = None) -> list[Difference]:
+    """Re-run a seeded sample of ``sample`` stored cells and compare (see the module docstring); with
+    ``max_cell_s`` only among the cells whose run took at most that many seconds (``_cell_s`` of their
+    stored specification; a cell stored without it counts as cheap)."""
     store = ResultStore(exp_dir)
     table = store.load()
     cells = store.load_cells()
@@ -76,6 +79,8 @@ def verify_experiment(exp_dir: Path, sample: int, seed: int) -> list[Difference]
         return []
     run_cell = cell_function(exp_dir)
     ids = sorted(set(table["cell_id"]) & set(cells))
+    if max_cell_s is not None:
+        ids = [i for i in ids if cells[i].get("_cell_s", 0.0) <= max_cell_s]
     picked = random.Random(seed).sample(ids, min(sample, len(ids)))
     out: list[Difference] = []
     for cid in picked:

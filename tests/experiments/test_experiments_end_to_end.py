@@ -273,3 +273,15 @@ def test_estimate_times_a_sample_of_the_cells_and_runs_nothing(tmp_path):
                 "--estimate-timeout", "0.01", "--json")
     est = json.loads(r.stdout.strip().splitlines()[-1])
     assert r.returncode == 0 and est["stopped_at_timeout"] == 1 and est["lower_bound"]
+
+
+def test_each_stored_cell_keeps_its_run_time_and_verify_can_sample_only_cheap_cells(serial_results):
+    from experiments.running.verify import verify_experiment
+
+    cells = ResultStore(serial_results / "jqpg_fig3").load_cells()
+    times = {cid: spec["_cell_s"] for cid, spec in cells.items()}
+    assert len(times) == 6 and all(t > 0 for t in times.values())
+    assert verify_experiment(serial_results / "jqpg_fig3", 6, 0, max_cell_s=-1.0) == []
+    cheapest = min(times, key=times.get)
+    picked = {d.cell_id for d in verify_experiment(serial_results / "jqpg_fig3", 6, 0, max_cell_s=times[cheapest])}
+    assert picked == {cheapest}

@@ -24,7 +24,7 @@ def test_a_dead_worker_is_that_cells_failure_and_the_run_goes_on(spark):
         SparkRunner("local[2]", spark=spark),
         cell,
         specs,
-        on_result=lambda spec, rows: done.__setitem__(spec["i"], rows),
+        on_result=lambda spec, rows, seconds: done.__setitem__(spec["i"], rows),
         on_failure=lambda spec, trace: failed.__setitem__(spec["i"], trace),
         progress=False,
     )
