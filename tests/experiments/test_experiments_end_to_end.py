@@ -284,4 +284,4 @@ def test_each_stored_cell_keeps_its_run_time_and_verify_can_sample_only_cheap_ce
     assert verify_experiment(serial_results / "jqpg_fig3", 6, 0, max_cell_s=-1.0) == []
     cheapest = min(times, key=times.get)
     picked = {d.cell_id for d in verify_experiment(serial_results / "jqpg_fig3", 6, 0, max_cell_s=times[cheapest])}
-    assert picked == {cheapest}
+    assert picked == {cid for cid, t in times.items() if t <= times[cheapest]}  # ties in stored time included
