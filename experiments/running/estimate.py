@@ -2,7 +2,9 @@
 
 The experiment's cells are built as the run would build them (statistics included, timed), a seeded
 random sample of ``sample`` cells is run one at a time, each in a fresh process, and the CPU seconds of
-each (user and system, the process and its children) are scaled to all the cells: the estimate of the
+each (user and system, the process and its children) are scaled to all the cells (a cell's stream is
+built before its clock starts: a run's worker builds each stream once, :mod:`experiments.data.streams`,
+and shares it among its cells): the estimate of the
 run's CPU time is ``cells x mean`` with the Student-t 95% interval of the mean over the sample.  A
 sampled cell that runs past ``timeout_s`` is stopped; its time counts as ``timeout_s``, so the estimate
 is then a lower bound, and says so.  Whether the run fits: its CPU time over this machine's cores,
@@ -91,6 +93,11 @@ def _timed_cell(kind: str, spec: Mapping, conn) -> None:
     from experiments.exps import kind_module
 
     run_cell = kind_module(kind).run_cell
+    if isinstance(spec.get("stream"), Mapping):  # a worker builds a stream once for all its cells
+        from experiments.data.streams import experiment_columns, experiment_stream
+
+        experiment_stream(spec["stream"])
+        experiment_columns(spec["stream"])
     t0 = _cpu()
     try:
         run_cell(spec)
