@@ -12,6 +12,11 @@ every predicate) are computed by the Spark statistics job over the stream (the p
 when the runner is not Spark).  Order planners run on the lazy NFA and tree planners on the tree
 evaluator unless ``exp.evaluator`` names one; ``exp.evaluator: none`` only plans (Figure 7).
 Every evaluation is fed the whole stream.
+
+The sizes, patterns per size, the largest size each planner plans (``planner_max_size``) and the
+repeats are read by :func:`grid_setting`: the experiment's own value at the chosen scale
+(``exp.scales.<scale>``, e.g. JQPG Figure 7's sizes 3..22 with DP-B to 16 at quick and to 22 at paper),
+else the scale's (``configs/scale/<scale>.yaml``); a key at the top of ``exp`` holds at every scale.
 """
 
 from __future__ import annotations

@@ -14,6 +14,9 @@ our language (:meth:`algorithms.motto.Query.to_pattern`); every method's global 
 multi-pattern tree evaluator.  A cell is one workload (sweep value, seed) with all its methods,
 run ``repeats`` times *in turns* (median throughput), so that a slow moment of the shared machine
 hits every method alike (timed in separate cells, identical plans differed by up to 1.5x).
+The parameters of a workload are the scale's ``base`` (``exp.scales.<scale>``), then the sweep's own
+``base`` (every scale: the nesting study's r = 0, MOTTO VII-C), then the scale's ``sweep_base.<sweep>``
+(quick runs the core study at 64 queries; the paper at its default 100), then the swept value.
 
 Methods (MOTTO VII-A), all on the same evaluator, with the same DP-B local plans where nothing is
 shared, and each MPM merging its leaves (the event buffers, which an MPM shares by definition) and
