@@ -53,8 +53,11 @@ class Estimate:
                 self.build_s + self.cells * (m + half))
 
     @property
-    def fits_in_a_day(self) -> bool:
-        return self.total_s[0] / self.cores <= DAY_S
+    def fits_in_a_day(self) -> bool | None:
+        """Whether the run's CPU time over this machine's cores is at most a day; None when the estimate
+        is a lower bound that fits (the run may still not)."""
+        fits = self.total_s[0] / self.cores <= DAY_S
+        return None if fits and self.stopped else fits
 
     def as_dict(self) -> dict:
         total, lo, hi = self.total_s
@@ -73,7 +76,8 @@ class Estimate:
             + (f" ({self.stopped} stopped at the timeout: lower bounds)" if self.stopped else ""),
             f"estimated CPU time: {bound}{_hours(total)}{ci} (95% interval of the mean cell)",
             f"on this machine's {self.cores} cores: {bound}{_hours(total / self.cores)} of wall time -- "
-            + ("fits in a day" if self.fits_in_a_day else "does NOT fit in a day"),
+            + {True: "fits in a day", False: "does NOT fit in a day",
+               None: "a lower bound: whether it fits in a day is not known"}[self.fits_in_a_day],
         ]
         return "\n".join(lines)
 
