@@ -12,6 +12,11 @@ every predicate) are computed by the Spark statistics job over the stream (the p
 when the runner is not Spark).  Order planners run on the lazy NFA and tree planners on the tree
 evaluator unless ``exp.evaluator`` names one; ``exp.evaluator: none`` only plans (Figure 7).
 Every evaluation is fed the whole stream.
+
+The sizes, patterns per size, the largest size each planner plans (``planner_max_size``) and the
+repeats are read by :func:`grid_setting`: the experiment's own value at the chosen scale
+(``exp.scales.<scale>``, e.g. JQPG Figure 7's sizes 3..22 with DP-B to 16 at quick and to 22 at paper),
+else the scale's (``configs/scale/<scale>.yaml``); a key at the top of ``exp`` holds at every scale.
 """
 
 from __future__ import annotations
@@ -91,6 +96,19 @@ def scale_settings(cfg: DictConfig, dcfg) -> DictConfig:
     return cfg.scale.datasets[family]
 
 
+def grid_setting(cfg: DictConfig, key: str, default=None):
+    """A grid experiment's setting ``key``: ``exp.<key>`` (every scale; what a command-line override
+    sets), else ``exp.scales.<scale>.<key>`` (the experiment's value at the chosen scale), else
+    ``scale.<key>`` (the scale's default for every grid experiment), else ``default``."""
+    exp, scale = cfg.exp, cfg.scale
+    if exp.get(key) is not None:
+        return exp[key]
+    own = (exp.get("scales") or {}).get(scale.get("name", "quick")) or {}
+    if own.get(key) is not None:
+        return own[key]
+    return scale.get(key, default)
+
+
 def experiment_scale(cfg: DictConfig) -> dict:
     """The experiment's own settings for the chosen scale (``exp.scales.<scale.name>``), as a dict."""
     scales = cfg.exp.get("scales") or {}
@@ -164,8 +182,8 @@ def build_specs(cfg: DictConfig, dcfg: dict, spark=None) -> tuple[list[dict], di
     pool = type_pool(raw_stream(probe), int(dset.type_pool), int(dset.get("min_events", 10)))
     sspec = stream_spec(cfg, dcfg, dset, pool)
     stream = experiment_stream(sspec)
-    sizes = list(exp.get("sizes") or scale.sizes)
-    per_size = int(exp.get("patterns_per_size") or scale.patterns_per_size)
+    sizes = list(grid_setting(cfg, "sizes"))
+    per_size = int(grid_setting(cfg, "patterns_per_size"))
     patterns = make_workload(
         list(exp.pattern_sets), sizes, per_size, pool, window, seed=int(cfg.seed), kleene_max=dset.get("kleene_max"),
         seq_order=SeqOrder(exp.get("seq_order", "strict")),
@@ -185,8 +203,9 @@ def build_specs(cfg: DictConfig, dcfg: dict, spark=None) -> tuple[list[dict], di
 
         stats = estimate_workload_statistics(stream, patterns, max_pairs=max_pairs, seed=int(cfg.seed))
     planners = planner_list(exp)
-    limits = dict(exp.get("planner_max_size") or {})
+    limits = dict(grid_setting(cfg, "planner_max_size") or {})
     planner_params = OmegaConf.to_container(exp.planner_params, resolve=True) if exp.get("planner_params") else {}
+    repeats = int(grid_setting(cfg, "repeats"))
     specs = []
     code = git_commit()
     for p, st in zip(patterns, stats):
@@ -217,7 +236,7 @@ def build_specs(cfg: DictConfig, dcfg: dict, spark=None) -> tuple[list[dict], di
                             "measure_memory": bool(exp.get("measure_memory", False)),
                             "max_partial_matches": int(scale.max_partial_matches),
                             "max_work": int(scale.max_work) if scale.get("max_work") else None,
-                            "repeats": int(exp.get("repeats") or scale.repeats),
+                            "repeats": repeats,
                             "_code_version": code,
                         }
                     )

@@ -14,6 +14,9 @@ our language (:meth:`algorithms.motto.Query.to_pattern`); every method's global 
 multi-pattern tree evaluator.  A cell is one workload (sweep value, seed) with all its methods,
 run ``repeats`` times *in turns* (median throughput), so that a slow moment of the shared machine
 hits every method alike (timed in separate cells, identical plans differed by up to 1.5x).
+The parameters of a workload are the scale's ``base`` (``exp.scales.<scale>``), then the sweep's own
+``base`` (every scale: the nesting study's r = 0, MOTTO VII-C), then the scale's ``sweep_base.<sweep>``
+(quick runs the core study at 64 queries; the paper at its default 100), then the swept value.
 
 Methods (MOTTO VII-A), all on the same evaluator, with the same DP-B local plans where nothing is
 shared, and each MPM merging its leaves (the event buffers, which an MPM shares by definition) and
@@ -108,7 +111,9 @@ def build_specs(cfg: DictConfig) -> list[dict]:
     common = {"experiment": exp.name, "figure": exp.figure, "dataset": dname, "_code_version": git_commit()}
     specs = []
     for name, sweep in checked_sweeps(exp, SWEEPS):
-        extra = sorted(set(sweep.get("base") or {}) - set(PARAMS))
+        # a sweep's own base values: every scale's (the sweep's base), then this scale's (scales.<s>.sweep_base)
+        sweep_base = {**(sweep.get("base") or {}), **(sc.get("sweep_base") or {}).get(name, {})}
+        extra = sorted(set(sweep_base) - set(PARAMS))
         if extra:
             raise ConfigError(f"unknown parameter {extra[0]!r} in the {name} sweep of {exp.name}; known: {', '.join(PARAMS)}")
         algs = list(sweep["algorithms"])
@@ -127,7 +132,7 @@ def build_specs(cfg: DictConfig) -> list[dict]:
             if name == "cores":
                 check_cores(v)
             for seed in sc["seeds"]:
-                params = {**base, **(sweep.get("base") or {}), PARAM_OF[name]: v, "repeats": int(sc.get("repeats", 1)),
+                params = {**base, **sweep_base, PARAM_OF[name]: v, "repeats": int(sc.get("repeats", 1)),
                           "max_partial_matches": int(sc.get("max_partial_matches", 200000)),
                           "max_work": int(sc.get("max_work", 20_000_000))}
                 spec = {**common, "x_name": name, "x_value": v, "seed": int(seed), "algorithms": algs,

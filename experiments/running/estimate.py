@@ -4,7 +4,9 @@ The experiment's cells are built as the run would build them (statistics include
 random sample of ``sample`` cells is run one at a time, each in a fresh process, and the CPU seconds of
 each (user and system, the process and its children) are scaled to all the cells: the estimate of the
 run's CPU time is ``cells x mean`` with the Student-t 95% interval of the mean over the sample.  A
-sampled cell that runs past ``timeout_s`` is stopped; its time counts as ``timeout_s``, so the estimate
+cell's stream is built before its clock starts (a run's worker builds each stream once and shares it
+among its cells, :mod:`experiments.data.streams`).  A sampled cell still running ``timeout_s`` seconds
+after its stream was built is stopped; it counts the CPU seconds it had used by then, so the estimate
 is then a lower bound, and says so.  Whether the run fits: its CPU time over this machine's cores,
 against a day.  Nothing is stored.
 """
@@ -18,6 +20,7 @@ import random
 import resource
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Mapping
 
 from scipy import stats as st
@@ -50,8 +53,11 @@ class Estimate:
                 self.build_s + self.cells * (m + half))
 
     @property
-    def fits_in_a_day(self) -> bool:
-        return self.total_s[0] / self.cores <= DAY_S
+    def fits_in_a_day(self) -> bool | None:
+        """Whether the run's CPU time over this machine's cores is at most a day; None when the estimate
+        is a lower bound that fits (the run may still not)."""
+        fits = self.total_s[0] / self.cores <= DAY_S
+        return None if fits and self.stopped else fits
 
     def as_dict(self) -> dict:
         total, lo, hi = self.total_s
@@ -70,7 +76,8 @@ class Estimate:
             + (f" ({self.stopped} stopped at the timeout: lower bounds)" if self.stopped else ""),
             f"estimated CPU time: {bound}{_hours(total)}{ci} (95% interval of the mean cell)",
             f"on this machine's {self.cores} cores: {bound}{_hours(total / self.cores)} of wall time -- "
-            + ("fits in a day" if self.fits_in_a_day else "does NOT fit in a day"),
+            + {True: "fits in a day", False: "does NOT fit in a day",
+               None: "a lower bound: whether it fits in a day is not known"}[self.fits_in_a_day],
         ]
         return "\n".join(lines)
 
@@ -87,11 +94,18 @@ def _cpu() -> float:
 
 
 def _timed_cell(kind: str, spec: Mapping, conn) -> None:
-    """Run one cell in this (fresh) process and send back its CPU seconds."""
+    """Run one cell in this (fresh) process: say when its stream is built (``ready``, with the CPU
+    seconds spent so far), then send back the cell's own CPU seconds."""
     from experiments.exps import kind_module
 
     run_cell = kind_module(kind).run_cell
+    if isinstance(spec.get("stream"), Mapping):  # a worker builds a stream once for all its cells
+        from experiments.data.streams import experiment_columns, experiment_stream
+
+        experiment_stream(spec["stream"])
+        experiment_columns(spec["stream"])
     t0 = _cpu()
+    conn.send(("ready", t0))
     try:
         run_cell(spec)
         conn.send(("ok", _cpu() - t0))
@@ -101,21 +115,41 @@ def _timed_cell(kind: str, spec: Mapping, conn) -> None:
         conn.close()
 
 
+def _process_cpu(pid: int) -> float | None:
+    """The CPU seconds (user and system) a live process has used, from /proc (None where there is none)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def time_cell(kind: str, spec: Mapping, timeout_s: float) -> tuple[float, bool]:
-    """The CPU seconds of one cell run in a fresh process, and whether it was stopped at the timeout."""
+    """The CPU seconds of one cell run in a fresh process, and whether it was stopped at the timeout.
+    The clock starts once the cell's stream is built; a stopped cell counts the CPU it had used by then
+    (at least its share of the timeout on a loaded machine), a lower bound of what it needs."""
     ctx = multiprocessing.get_context("spawn")
     recv, send = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_timed_cell, args=(kind, dict(spec), send), daemon=True)
-    started = time.perf_counter()
     proc.start()
     send.close()
+    try:
+        status, value = recv.recv()  # "ready" once the stream is built
+    except EOFError:  # the process died before (e.g. out of memory building the stream): nothing measured
+        proc.join()
+        return 0.0, True
+    if status != "ready":
+        proc.join()
+        return value, False
+    ready_cpu = value
     if recv.poll(timeout_s):
         _, cpu = recv.recv()
         proc.join()
         return cpu, False
+    used = _process_cpu(proc.pid)
     proc.kill()
     proc.join()
-    return max(timeout_s, time.perf_counter() - started), True
+    return (timeout_s if used is None else max(0.0, used - ready_cpu)), True
 
 
 def estimate_run(cfg, out_dir, *, sample: int, seed: int, timeout_s: float, spark=None) -> Estimate:

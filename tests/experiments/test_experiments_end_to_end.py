@@ -270,9 +270,19 @@ def test_estimate_times_a_sample_of_the_cells_and_runs_nothing(tmp_path):
     assert all(x > 0 for x in est["cell_cpu_s"]) and est["cpu_s"] >= est["build_s"] + 2 * min(est["cell_cpu_s"]) - 1e-9
     assert est["fits_in_a_day"] and not (tmp_path / "jqpg_fig7").exists()  # nothing stored
     r = run_exp(*PLANNING_ONLY, "dataset=nasdaq", f"results_dir={tmp_path}", "--estimate", "--estimate-sample", "1",
-                "--estimate-timeout", "0.01", "--json")
+                "--estimate-timeout", "0.000001", "--json")  # the clock starts once the stream is built
     est = json.loads(r.stdout.strip().splitlines()[-1])
-    assert r.returncode == 0 and est["stopped_at_timeout"] == 1 and est["lower_bound"]
+    assert r.returncode == 0 and est["stopped_at_timeout"] == 1 and est["lower_bound"] and est["fits_in_a_day"] is None
+
+
+def test_a_lower_bound_decides_only_that_a_run_does_not_fit():
+    from experiments.running.estimate import DAY_S, Estimate
+
+    small = Estimate("x", "paper", cells=10, build_s=0.0, cpu_s=[1.0, 2.0], stopped=1, cores=2)
+    huge = Estimate("x", "paper", cells=10, build_s=0.0, cpu_s=[DAY_S, DAY_S], stopped=1, cores=2)
+    measured = Estimate("x", "paper", cells=10, build_s=0.0, cpu_s=[1.0, 2.0], stopped=0, cores=2)
+    assert small.fits_in_a_day is None and huge.fits_in_a_day is False and measured.fits_in_a_day is True
+    assert "not known" in small.text() and "does NOT fit" in huge.text() and "fits in a day" in measured.text()
 
 
 def test_each_stored_cell_keeps_its_run_time_and_verify_can_sample_only_cheap_cells(serial_results):

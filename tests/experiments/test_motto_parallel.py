@@ -192,7 +192,8 @@ def test_the_core_study_runs_in_the_driver_after_the_runners_cells(tmp_path):
                         "exp.sweeps=[{x: queries, algorithms: [NA, exact, annealing]}, {x: cores, algorithms: [SH-MDT]}]",
                         "exp.scales.quick.values.queries=[6]", "exp.scales.quick.values.cores=[1,2]", "exp.scales.quick.seeds=[0]",
                         "exp.scales.quick.windows=40", "exp.scales.quick.repeats=1", "exp.scales.quick.cores_repeats=1",
-                        "exp.scales.quick.base.queries=8", "progress=false", f"results_dir={tmp_path}"],
+                        "exp.scales.quick.base.queries=8", "exp.scales.quick.sweep_base.cores.queries=8", "progress=false",
+                        f"results_dir={tmp_path}"],
                        capture_output=True, text=True, timeout=600, cwd=ROOT, check=False)
     assert r.returncode == 0, r.stderr
     assert "running 1 on spark" in r.stderr and "running 2 on serial" in r.stderr
