@@ -44,6 +44,7 @@ def run_greta(queries: Sequence[TrendQuery], stream, *, max_vertices: int | None
     stored = peak = 0
     lat: list[float] = []
     pane_clock = PaneClock(pane)
+    done = 0  # events of the groups processed so far (what a capped run has processed)
     for group in timestamp_groups(events):
         t0 = time.perf_counter()
         ts = group[0].ts
@@ -110,8 +111,9 @@ def run_greta(queries: Sequence[TrendQuery], stream, *, max_vertices: int | None
             if max_vertices is not None and stored > max_vertices:
                 from cep.errors import PartialMatchLimitError
 
-                raise PartialMatchLimitError(f"greta: more than {max_vertices} stored vertices")
+                raise PartialMatchLimitError(f"greta: more than {max_vertices} stored vertices", processed=done)
         peak = max(peak, stored)
+        done += len(group)
         lat.append((time.perf_counter() - t0) * 1000.0)
     res = TrendResult(list(queries), compiled, states, "greta", len(events), clock.elapsed())
     res.latencies_ms = lat

@@ -28,13 +28,17 @@ or ``queries``); ``plan`` a digest of the cell's exact results, so ``verify`` se
 what was computed; metrics ``throughput_eps``, ``latency_ms`` (mean per timestamp), ``latency_p95_ms``,
 ``peak_traced_memory_bytes`` (fig9, fig12: tracemalloc's peak over a second run; it varies a
 little from run to run, so it is not the evaluators' deterministic ``peak_memory_bytes``), ``snapshots``, ``shared_graphlets``,
-``graphlets``, ``events``, ``burst_mean``.
+``graphlets``, ``events``, ``burst_mean``; HAMLET's ``bursts`` (decisions), ``decision_ms`` and
+``analysis_ms`` (the static analysis); a capped cell's ``capped_elapsed_s`` and ``processed_events``
+(a bound: :mod:`experiments.reporting.bounds`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import statistics
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -133,10 +137,15 @@ class TrendCell(cells.CellKind):
         p, eng = spec["params"], spec["algorithm"]
         options = {"max_trends": int(p["max_trends"])} if eng == "two-step" else ({"max_work": int(p["sharon_max_work"])} if eng == "sharon" else {})
         base = {"events": len(stream), "burst_mean": burst_mean(stream, pool)}
-        try:
-            runs = [measure(eng, queries, stream, memory=bool(p["memory"]) and r == 0, **options) for r in range(int(p["repeats"]))]
-        except EvaluationLimitError as e:
-            return {eng: cells.Evaluated({"throughput_eps": None, **base}, status=f"capped: {e}", digest="")}
+        runs = []
+        for r in range(int(p["repeats"])):
+            t0 = time.perf_counter()
+            try:
+                runs.append(measure(eng, queries, stream, memory=bool(p["memory"]) and r == 0, **options))
+            except EvaluationLimitError as e:
+                # a capped run is a bound: it processed e.processed events in this time (reporting/bounds.py)
+                capped = {"throughput_eps": None, "capped_elapsed_s": time.perf_counter() - t0, "processed_events": e.processed, **base}
+                return {eng: cells.Evaluated(capped, status=f"capped: {e}", digest="")}
         digest = hashlib.sha1(json.dumps(runs[0][0].rows(), default=str).encode()).hexdigest()[:16]
         ms = [m for _, m in runs]
         values = {
@@ -148,9 +157,22 @@ class TrendCell(cells.CellKind):
             "latency_p95_ms": cells.summarize(ms, ("latency_ms_p95",))["latency_ms_p95"],
             **base,
         }
+        if eng.startswith("hamlet"):  # the optimizer's bursts and decision time; the static analysis' time
+            values.update(bursts=ms[0].get("decisions", 0), decision_ms=1000.0 * statistics.median(m.get("decision_seconds", 0.0) for m in ms),
+                          analysis_ms=self.analysis_ms(queries))
         if ms[0]["peak_traced_memory_bytes"] is not None:
             values["peak_traced_memory_bytes"] = ms[0]["peak_traced_memory_bytes"]
         return {eng: cells.Evaluated(values, digest=digest)}
+
+    @staticmethod
+    def analysis_ms(queries) -> float:
+        """The one-time static workload analysis (HAMLET Section 3.1): the queries compiled, panes and
+        shareable Kleene sub-patterns found (the executor built, before any event)."""
+        from evaluators.trends import HamletExecutor
+
+        t0 = time.perf_counter()
+        HamletExecutor(queries)
+        return (time.perf_counter() - t0) * 1000.0
 
     @staticmethod
     def spread(throughputs: list[float]) -> float:
