@@ -65,9 +65,10 @@ def bounded_ratios(w: pd.DataFrame, num: str, den: str, by: Sequence[str], metri
     ratios, lower, upper = [], [], []
     for _, r in j.iterrows():
         bn, bd = r[f"{BOUND_COLUMN}_n"] == UPPER, r[f"{BOUND_COLUMN}_d"] == UPPER
-        x = r[f"{metric}_n"] / r[f"{metric}_d"]
-        if (bn and bd) or not (isinstance(x, float) and math.isfinite(x) and x > 0):
+        n, d = float(r[f"{metric}_n"]), float(r[f"{metric}_d"])
+        if (bn and bd) or not (math.isfinite(n) and math.isfinite(d) and n > 0 and d > 0):
             continue
+        x = n / d
         ratios.append(float(x))
         lower.append(bool(bd))
         upper.append(bool(bn))

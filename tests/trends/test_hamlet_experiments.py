@@ -46,6 +46,11 @@ def test_cells_rows_and_report(results):
     assert set(f11["algorithm"]) == {"hamlet", "hamlet-static"}
     d = f11[f11["metric"] == "throughput_eps"]
     assert (d.groupby("pattern_id")["plan"].nunique() == 1).all()
+    # a capped cell is a bound: it records its time to the cap and how much of the stream it processed
+    cap = f8[f8["status"].str.startswith("capped")]
+    assert not cap.empty and {"capped_elapsed_s", "processed_events"} <= set(cap["metric"])
+    assert (cap[cap["metric"] == "capped_elapsed_s"]["value"] > 0).all()
     report = (results / "REPORT.md").read_text()
+    assert "**Regime (paper / ours, scale=quick).**" in report and "throughput upper bounds" in report
     assert "HAMLET Figure 8" in report and "HAMLET Figure 11" in report and "27-52% more" in report
     assert (results / "hamlet_fig8" / "figures" / "hamlet_fig8.png").exists()
