@@ -6,7 +6,13 @@ from __future__ import annotations
 import pandas as pd
 
 from experiments.reporting import rules
-from experiments.reporting.bounds import UPPER, bound_notes, bounded_ratios, throughput_bounds, with_bounds
+from experiments.reporting.bounds import (
+    UPPER,
+    bound_notes,
+    bounded_ratios,
+    throughput_bounds,
+    with_bounds,
+)
 
 
 def _rows(cells):
