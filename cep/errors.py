@@ -40,7 +40,15 @@ class ConfigError(CEPError):
 
 
 class EvaluationLimitError(CEPError):
-    """An evaluation stopped at one of its configured caps (a result to record, not a crash)."""
+    """An evaluation stopped at one of its configured caps (a result to record, not a crash).
+
+    ``processed``: how many events of the stream the evaluation had fully processed when it stopped,
+    where the evaluator knows it (``None`` otherwise); with the time until the cap it makes the run a
+    bound (:mod:`experiments.reporting.bounds`)."""
+
+    def __init__(self, *args, processed: int | None = None) -> None:
+        super().__init__(*args)
+        self.processed = processed
 
 
 class PartialMatchLimitError(EvaluationLimitError):

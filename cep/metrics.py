@@ -72,6 +72,12 @@ _ALL = (
     _m("shared_graphlets", True, "", "graphlets shared by several queries"),
     _m("graphlets", True, "", "graphlets"),
     _m("burst_mean", True, "events", "mean length of a burst of the shared Kleene type"),
+    _m("bursts", True, "", "bursts of shareable types the HAMLET optimizer decided on"),
+    _m("decision_ms", False, "ms", "time of the HAMLET optimizer's per-burst decisions over the run"),
+    _m("analysis_ms", False, "ms", "time of the static workload analysis (parsing and compiling the queries)"),
+    # capped runs (experiments/reporting/bounds.py): a run stopped at a cap is a bound
+    _m("capped_elapsed_s", False, "s", "time a capped run ran until its cap stopped it"),
+    _m("processed_events", True, "events", "events a capped run had processed when its cap stopped it"),
     # MOTTO (experiments/exps/motto_figs.py)
     _m("shared_nodes", True, "nodes", "internal MPM nodes with two or more owners"),
     _m("optimizer_s", False, "s", "time of MOTTO's Steiner search"),

@@ -42,7 +42,14 @@ def run_sharon(queries: Sequence[TrendQuery], stream, *, max_positions: int = DE
     sequences = 0
     work = 0
     lat: list[float] = []
-    for cq, st in zip(compiled, states):
+
+
+    def processed(qi: int, lo) -> int:
+        """Events processed when a cap stops query ``qi``'s window starting at ``lo``: the earlier
+        queries' whole stream and this query's events before the window, as a share of all queries'."""
+        return (qi * len(events) + sum(1 for e in events if Fraction(e.ts) < lo)) // len(compiled)
+
+    for qi, (cq, st) in enumerate(zip(compiled, states)):
         q, agg = cq.query, cq.agg
         ks = sorted({k for e in events for k in windows_of(q, e.ts)})
         for k in ks:
@@ -64,7 +71,8 @@ def run_sharon(queries: Sequence[TrendQuery], stream, *, max_positions: int = DE
                 seqs = _flatten(cq, counts)
                 sequences += len(seqs)
                 if sum(len(s) for s in seqs) > max_positions:
-                    raise WorkLimitError(f"sharon: more than {max_positions:,} flattened sequence positions")
+                    raise WorkLimitError(f"sharon: more than {max_positions:,} flattened sequence positions",
+                                         processed=processed(qi, lo))
                 total = None
                 for seq in seqs:
                     pos_of: dict[int, list[int]] = {}
@@ -84,7 +92,7 @@ def run_sharon(queries: Sequence[TrendQuery], stream, *, max_positions: int = DE
                             js = pos_of.get(i, ())
                             work += len(js)
                             if max_work is not None and work > max_work:
-                                raise WorkLimitError(f"sharon: more than {max_work:,} prefix extensions")
+                                raise WorkLimitError(f"sharon: more than {max_work:,} prefix extensions", processed=processed(qi, lo))
                             for j in js:
                                 prev = c[j - 1] if j > 0 else None
                                 s = agg.extend(prev, 1 if j == 0 else 0, i, e.attrs)

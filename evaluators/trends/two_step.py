@@ -130,6 +130,7 @@ def run_two_step(queries: Sequence[TrendQuery], stream, *, max_trends: int = DEF
     stored = []  # (workload, sub-stream's events, panes, per-query matches)
     n_trends = peak = summed = runs = 0
     lat: list[float] = []
+    done = 0  # events of the partitions processed to the end (what a capped run has processed)
     for attrs, cqs in groups.items():
         wl = _Workload(attrs, cqs)
         for evs in wl.partitions(events).values():
@@ -138,13 +139,15 @@ def run_two_step(queries: Sequence[TrendQuery], stream, *, max_trends: int = DEF
             try:
                 res = wl.runtime.run(sub, collect_matches=True, max_partial_matches=max_trends - n_trends)
             except PartialMatchLimitError:
-                raise PartialMatchLimitError(f"two-step: more than {max_trends:,} constructed trends") from None
+                raise PartialMatchLimitError(f"two-step: more than {max_trends:,} constructed trends",
+                                             processed=done // len(groups)) from None
             runs += 1
             n_trends += sum(res.counts)
             peak = max(peak, res.metrics["peak_partial_matches"])
             summed += res.metrics["peak_partial_matches"]
             if n_trends > max_trends:
-                raise PartialMatchLimitError(f"two-step: more than {max_trends:,} constructed trends")
+                raise PartialMatchLimitError(f"two-step: more than {max_trends:,} constructed trends", processed=done // len(groups))
+            done += len(evs)
             clk = PaneClock(pane)
             stored.append((wl, [e for e, _ in evs], [clk(e.ts) for e, _ in evs], res.matches_by_pattern))
             n_ts = len({e.ts for e, _ in evs})

@@ -1,6 +1,8 @@
 """The streams of the HAMLET experiments (HAMLET Section 5.1).
 
-Ridesharing is generated (:mod:`experiments.data.ridesharing`, seeded).  Stock and traffic are the bundled
+Ridesharing is generated (:mod:`experiments.data.ridesharing`, seeded); ``nasdaq-bursty`` is the bundled stock
+values under an arrival process calibrated to the paper's bursts (:mod:`experiments.data.bursty_stock`).
+Stock (``nasdaq``) and traffic are the bundled
 data restricted to a pool of event types -- the shared Kleene type (the pool's first type) plus
 :data:`STARTS` start and :data:`ENDS` end types, chosen among the frequent types by the seed -- in the
 data's order, with timestamps re-spaced to the cell's events per minute (the paper's speed-up factor).
@@ -14,6 +16,8 @@ from cep.events import Event, EventStream
 
 #: start and end types of a pool (beside the shared Kleene type)
 STARTS, ENDS = 4, 4
+#: the stock stream whose arrival process is calibrated to the paper's bursts (:mod:`experiments.data.bursty_stock`)
+BURSTY_STOCK = "nasdaq-bursty"
 
 
 @lru_cache(maxsize=4)
@@ -31,6 +35,10 @@ def trend_stream(dataset: str, rate: int, minutes: float, seed: int, drivers: in
     n = int(rate * minutes)
     if dataset == "ridesharing":
         return generate_ridesharing(n, seed=seed, events_per_minute=rate, drivers=drivers), None
+    if dataset == BURSTY_STOCK:
+        from experiments.data.bursty_stock import bursty_stock_stream
+
+        return bursty_stock_stream(rate, minutes, seed)
     data = _dataset(dataset)
     counts: dict[str, int] = {}
     for e in data:
@@ -46,10 +54,14 @@ def trend_stream(dataset: str, rate: int, minutes: float, seed: int, drivers: in
 
 
 def burst_mean(stream, pool) -> float:
-    """The mean length of a run of consecutive events of the shared Kleene type (``Travel`` without a pool)."""
+    """The mean length of a burst of the shared Kleene type (Definition 4.1): a run of its events with no
+    other event of the pool between (``Travel`` among all events without a pool)."""
     kleene = "Travel" if pool is None else pool[0]
+    keep = None if pool is None else set(pool)
     runs, total, last = 0, 0, None
     for e in stream:
+        if keep is not None and e.type not in keep:
+            continue
         if e.type == kleene:
             total += 1
             runs += last != kleene

@@ -4,15 +4,20 @@
   stream (``experiments/data/ridesharing.py``): latency and throughput (fig8), peak memory (fig9) against
   events per minute and against the number of queries.  Queries: ``k`` COUNT(*) queries
   ``SEQ(S_i s, Travel t+, E_i e) WHERE [driver]`` sharing ``Travel+``, tumbling windows.
-* ``fig10`` -- HAMLET against GRETA on the stock (NASDAQ) and traffic (Aarhus) data, standing in for
-  the paper's NYC taxi and smart-home streams (not bundled); same sweeps.
-* ``fig11`` / ``fig12`` -- dynamic against static sharing on the stock data (as the paper) and on
+* ``fig10`` -- HAMLET against GRETA on the bursty stock stream and the traffic (Aarhus) data, standing in
+  for the paper's NYC taxi and smart-home streams (not bundled); same sweeps.
+* ``fig11`` / ``fig12`` -- dynamic against static sharing on the bursty stock stream (as the paper;
+  ``nasdaq-bursty``: real NASDAQ values, an arrival process calibrated to the paper's 4.5K events per
+  minute and bursts of 120 shared events, :mod:`experiments.data.bursty_stock`) and on
   the ridesharing stream (bursty, one partition): latency and throughput (fig11), memory (fig12);
   the queries are the paper's second workload (:func:`mixed_workload`: mixed aggregates, windows,
   pattern lengths and predicates); thresholds at quantiles of the shared Kleene type's ``close`` /
   ``speed`` make sharing cost event-level snapshots, so the dynamic optimizer may split.
 
-Streams: ridesharing is generated (seeded); stock and traffic are the bundled data restricted to a
+Rates, workloads, windows and stream lengths per scale: :func:`resolve` (``exp.scales`` in
+``configs/exp/hamlet_fig*.yaml``; the paper's values at scale=standard and scale=paper).
+
+Streams: ridesharing and ``nasdaq-bursty`` are generated (seeded); ``nasdaq`` and traffic are the bundled data restricted to a
 pool of event types (the shared Kleene type -- the pool's first type -- plus start and end types),
 in the data's order, with timestamps re-spaced to the cell's events per minute (the paper's
 speed-up factor).  A cell is (figure, dataset, swept x, engine, seed); two-step and SHARON run under
@@ -23,15 +28,19 @@ or ``queries``); ``plan`` a digest of the cell's exact results, so ``verify`` se
 what was computed; metrics ``throughput_eps``, ``latency_ms`` (mean per timestamp), ``latency_p95_ms``,
 ``peak_traced_memory_bytes`` (fig9, fig12: tracemalloc's peak over a second run; it varies a
 little from run to run, so it is not the evaluators' deterministic ``peak_memory_bytes``), ``snapshots``, ``shared_graphlets``,
-``graphlets``, ``events``, ``burst_mean``.
+``graphlets``, ``events``, ``burst_mean``; HAMLET's ``bursts`` (decisions), ``decision_ms`` and
+``analysis_ms`` (the static analysis); a capped cell's ``capped_elapsed_s`` and ``processed_events``
+(a bound: :mod:`experiments.reporting.bounds`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import statistics
+import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from omegaconf import DictConfig
 
@@ -41,20 +50,45 @@ from experiments.running import cells
 FIGURES = ("fig8", "fig9", "fig10", "fig11", "fig12")
 
 
+#: what a scale block of ``exp.scales`` sets (the sweeps, and the window and stream length over scale.hamlet's)
+SCALED = ("events_per_minute", "default_events_per_minute", "queries", "default_queries", "window_s", "minutes")
+
+
+def resolve(cfg: DictConfig) -> dict:
+    """The run's rates and workloads: ``exp.scales[<scale.name>]`` (the paper's values at scale=standard and
+    scale=paper, smaller at quick), ``window_s`` and ``minutes`` defaulting to ``scale.hamlet``'s, and any
+    of :data:`SCALED` set on ``exp`` itself (``+exp.<key>=...``) winning over the block."""
+    from omegaconf import OmegaConf
+
+    exp, sc = cfg.exp, cfg.scale.hamlet
+    name = str(cfg.scale.get("name", "quick"))
+    where = f"configs/exp/{exp.name}.yaml: exp.scales"
+    blocks = exp.get("scales") or {}
+    if name not in blocks:
+        raise ConfigError(f"{where} has no block for scale {name!r} (has {', '.join(blocks) or 'none'})")
+    out = {"window_s": sc.window_s, "minutes": sc.minutes, **OmegaConf.to_container(blocks[name], resolve=True)}
+    out.update({k: exp[k] for k in SCALED if exp.get(k) is not None})
+    missing = [k for k in SCALED if k not in out]
+    if missing:
+        raise ConfigError(f"{where}.{name} lacks {', '.join(missing)}")
+    return out
+
+
 def build_specs(cfg: DictConfig) -> list[dict]:
     from experiments.running.metadata import git_commit
 
     exp, sc = cfg.exp, cfg.scale.hamlet
     if exp.figure not in FIGURES:
         raise ConfigError(f"exp.figure of a hamlet experiment must be one of {', '.join(FIGURES)}, got {exp.figure!r}")
+    r = resolve(cfg)
     base = {"experiment": exp.name, "figure": exp.figure, "_code_version": git_commit()}
-    params = {"minutes": float(sc.minutes), "window_s": int(sc.window_s), "drivers": int(sc.drivers),
+    params = {"minutes": float(r["minutes"]), "window_s": int(r["window_s"]), "drivers": int(sc.drivers),
               "max_trends": int(sc.max_trends), "sharon_max_work": int(sc.sharon_max_work), "repeats": int(sc.repeats),
               "memory": bool(exp.get("memory", False))}
     specs = []
     for ds in exp.datasets:
-        for x_name, xs, fixed in (("events_per_minute", exp.events_per_minute, {"queries": int(exp.default_queries)}),
-                                  ("queries", exp.queries, {"events_per_minute": int(exp.default_events_per_minute)})):
+        for x_name, xs, fixed in (("events_per_minute", r["events_per_minute"], {"queries": int(r["default_queries"])}),
+                                  ("queries", r["queries"], {"events_per_minute": int(r["default_events_per_minute"])})):
             for x in xs:
                 for eng in exp.engines:
                     for seed in sc.seeds:
@@ -103,10 +137,15 @@ class TrendCell(cells.CellKind):
         p, eng = spec["params"], spec["algorithm"]
         options = {"max_trends": int(p["max_trends"])} if eng == "two-step" else ({"max_work": int(p["sharon_max_work"])} if eng == "sharon" else {})
         base = {"events": len(stream), "burst_mean": burst_mean(stream, pool)}
-        try:
-            runs = [measure(eng, queries, stream, memory=bool(p["memory"]) and r == 0, **options) for r in range(int(p["repeats"]))]
-        except EvaluationLimitError as e:
-            return {eng: cells.Evaluated({"throughput_eps": None, **base}, status=f"capped: {e}", digest="")}
+        runs = []
+        for r in range(int(p["repeats"])):
+            t0 = time.perf_counter()
+            try:
+                runs.append(measure(eng, queries, stream, memory=bool(p["memory"]) and r == 0, **options))
+            except EvaluationLimitError as e:
+                # a capped run is a bound: it processed e.processed events in this time (reporting/bounds.py)
+                capped = {"throughput_eps": None, "capped_elapsed_s": time.perf_counter() - t0, "processed_events": e.processed, **base}
+                return {eng: cells.Evaluated(capped, status=f"capped: {e}", digest="")}
         digest = hashlib.sha1(json.dumps(runs[0][0].rows(), default=str).encode()).hexdigest()[:16]
         ms = [m for _, m in runs]
         values = {
@@ -118,9 +157,22 @@ class TrendCell(cells.CellKind):
             "latency_p95_ms": cells.summarize(ms, ("latency_ms_p95",))["latency_ms_p95"],
             **base,
         }
+        if eng.startswith("hamlet"):  # the optimizer's bursts and decision time; the static analysis' time
+            values.update(bursts=ms[0].get("decisions", 0), decision_ms=1000.0 * statistics.median(m.get("decision_seconds", 0.0) for m in ms),
+                          analysis_ms=self.analysis_ms(queries))
         if ms[0]["peak_traced_memory_bytes"] is not None:
             values["peak_traced_memory_bytes"] = ms[0]["peak_traced_memory_bytes"]
         return {eng: cells.Evaluated(values, digest=digest)}
+
+    @staticmethod
+    def analysis_ms(queries) -> float:
+        """The one-time static workload analysis (HAMLET Section 3.1): the queries compiled, panes and
+        shareable Kleene sub-patterns found (the executor built, before any event)."""
+        from evaluators.trends import HamletExecutor
+
+        t0 = time.perf_counter()
+        HamletExecutor(queries)
+        return (time.perf_counter() - t0) * 1000.0
 
     @staticmethod
     def spread(throughputs: list[float]) -> float:

@@ -94,6 +94,8 @@ def render(sections: list[Section], results_dir: Path) -> str:
             lines += [regimes[ds], ""]
     for s in sections:
         lines += [f"## {s.title} (`{s.experiment}`)", ""]
+        if s.preface:
+            lines += [*s.preface, ""]
         for p in s.figures:
             if p.suffix == ".png":
                 lines.append(f"![{s.experiment}]({p.relative_to(results_dir).as_posix()})")

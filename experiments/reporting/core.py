@@ -51,6 +51,8 @@ class Section:
     caption: str = ""
     # dataset name -> markdown of its regime beside the paper's (printed once, at the top)
     regimes: dict[str, str] = field(default_factory=dict)
+    # markdown lines printed right under the section's heading (e.g. its regime table, paper / ours)
+    preface: list[str] = field(default_factory=list)
 
 
 @dataclass
