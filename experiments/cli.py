@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "report": "experiments.commands.report",
     "verify": "experiments.commands.verify",
     "cluster": "experiments.commands.cluster",
+    "check-planner": "experiments.commands.check_planner",
 }
 
 EXIT_USAGE = 2
