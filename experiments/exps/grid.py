@@ -184,7 +184,10 @@ def build_specs(cfg: DictConfig, dcfg: dict, spark=None) -> tuple[list[dict], di
         from experiments.data.statistics import estimate_workload_statistics
 
         stats = estimate_workload_statistics(stream, patterns, max_pairs=max_pairs, seed=int(cfg.seed))
+    from experiments.exps import extra_planners
+
     planners = planner_list(exp)
+    planners += [p for p in extra_planners(cfg, multi=False) if p not in planners]
     limits = dict(exp.get("planner_max_size") or {})
     planner_params = OmegaConf.to_container(exp.planner_params, resolve=True) if exp.get("planner_params") else {}
     specs = []

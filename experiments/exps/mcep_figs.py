@@ -54,6 +54,7 @@ ADAPTIVE = ("static", "adaptive")
 
 
 def build_specs(cfg: DictConfig) -> list[dict]:
+    from experiments.exps import extra_planners
     from experiments.exps.grid import checked_sweeps, experiment_scale, replayed_pool_stream
     from experiments.running.metadata import git_commit
 
@@ -62,10 +63,13 @@ def build_specs(cfg: DictConfig) -> list[dict]:
     base = dict(sc["base"])
     dname, stream = replayed_pool_stream(cfg, sc, base["window"], 40)
     common = {"experiment": exp.name, "figure": exp.figure, "dataset": dname, "_code_version": git_commit()}
+    extra = extra_planners(cfg, multi=True)
     specs = []
     for name, sweep in checked_sweeps(exp, SWEEPS):
         values = sc["values"][name]
         algs = list(sweep["algorithms"])
+        if name != "reshuffle_every":  # static vs adaptive SA-EDGE: no optimizer to add
+            algs += [a for a in extra if a not in algs]
         for v in values:
             for seed in sc["seeds"]:
                 params = {**base, name: v, "repeats": int(sc.get("repeats", 1)),

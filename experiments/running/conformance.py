@@ -94,27 +94,11 @@ def random_stream(rng: random.Random, n: int) -> EventStream:
     return EventStream(events, "<conformance>")
 
 
-def method_kind(name: str) -> str:
-    """``"single"`` for a single-pattern planner, ``"multi"`` for a multi-pattern optimizer (built-in or
-    not); a name that is neither is a one-line PlanError (:mod:`algorithms.plugins`)."""
-    from algorithms.multi.base import MultiOptimizer
-    from algorithms.multi.registry import multi_planner_names
-    from algorithms.plugins import MULTI_GROUP, PLANNER_GROUP, resolve
-    from algorithms.registry import PLANNERS
-
-    if name in PLANNERS:
-        return "single"
-    if name in multi_planner_names():
-        return "multi"
-    from algorithms.planners.base import Planner
-
-    cls = resolve(name, (PLANNER_GROUP, MULTI_GROUP), (Planner, MultiOptimizer), list(PLANNERS) + multi_planner_names())
-    return "multi" if issubclass(cls, MultiOptimizer) else "single"
-
-
 def check_planner(name: str, *, streams: int = 4, events: int = 24, seed: int = 0, time_limit: float = 2.0) -> Report:
     """Run the suite on ``name`` (see the module docstring): ``streams`` random streams of ``events``
     events per case."""
+    from algorithms.multi.registry import method_kind
+
     kind = method_kind(name)
     report = Report(name, "single-pattern planner" if kind == "single" else "multi-pattern optimizer")
     rng = random.Random(seed)
