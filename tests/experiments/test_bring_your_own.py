@@ -91,3 +91,13 @@ def test_compare_runs_the_methods_cells_and_prints_a_verdict_per_metric(tmp_path
     md = tmp_path / "compare" / "plugin_cases_ReversePlanner" / "compare.md"
     assert md.exists() and "| jqpg_fig3 | nasdaq | EFREQ |" in md.read_text()
     assert set(ResultStore(tmp_path / "jqpg_fig3").load()["algorithm"]) == {"EFREQ", "plugin_cases:ReversePlanner"}
+
+
+def test_the_readme_section_runs_exactly_what_ci_runs():
+    readme = (REPO / "README.md").read_text()
+    section = readme.split("## Benchmark your own planner", 1)[1]
+    commands = section.split("```", 2)[1].strip().splitlines()
+    ci = (REPO / ".ci" / "run").read_text().splitlines()
+    assert len(commands) == 4 and all(c in ci for c in commands)
+    assert ci.index(".venv/bin/python -m pytest -q") < ci.index(commands[0]) < ci.index(commands[-1]) < \
+        ci.index(".venv/bin/python -m experiments verify --sample 3")
