@@ -122,3 +122,25 @@ def write_section(effects: list[Effect], name: str, out_dir: Path, notes: list[s
     md = out_dir / "compare.md"
     md.write_text("\n".join(lines).rstrip() + "\n")
     return md, paths[0]
+
+
+def foreign_method_notes(df: pd.DataFrame) -> list[str]:
+    """The report's paired comparison of every method from another package in an experiment's rows (a
+    name no figure registers, :data:`experiments.reporting.plotstyle.ALGORITHM_STYLE`) against every
+    built-in method of its kind there (JQPG: the order or tree planners; MCEP, MOTTO: the optimizers)."""
+    from experiments.reporting.plotstyle import ALGORITHM_STYLE
+
+    names = set(df["algorithm"].dropna().unique())
+    kinds = {a: set(df.loc[df["algorithm"] == a, "kind"].dropna()) for a in names}
+    notes = []
+    for name in sorted(a for a in names if a not in ALGORITHM_STYLE):
+        against = sorted(a for a in names if a in ALGORITHM_STYLE and kinds[a] & kinds[name])
+        effects = [e for e in paired_effects(df, name, against) if e.effect.n]
+        if not effects:
+            continue
+        rows = [f"| {e.dataset} | {e.against} | {e.metric} | {e.effect.text()} | {e.verdict} |" for e in effects]
+        notes.append("\n".join([f"**{name}** (a method from another package) against the built-in methods of its kind, "
+                                f"paired per workload (> 1 favours {name}; rules as in `python -m experiments compare`):", "",
+                                "| dataset | against | metric | effect [95% CI] (n) | verdict |", "| --- | --- | --- | --- | --- |",
+                                *rows]))
+    return notes

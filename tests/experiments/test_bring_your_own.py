@@ -15,7 +15,7 @@ from cep.errors import ConfigError
 from experiments.cli import main as cli_main
 from experiments.commands.run import compose_config
 from experiments.exps import kind_module
-from experiments.reporting import rules
+from experiments.reporting import build_report, rules
 from experiments.reporting.compare import verdict
 from experiments.reporting.plotstyle import ALGORITHM_STYLE, foreign_style, style
 from experiments.running.store import ResultStore, cell_id
@@ -91,6 +91,8 @@ def test_compare_runs_the_methods_cells_and_prints_a_verdict_per_metric(tmp_path
     md = tmp_path / "compare" / "plugin_cases_ReversePlanner" / "compare.md"
     assert md.exists() and "| jqpg_fig3 | nasdaq | EFREQ |" in md.read_text()
     assert set(ResultStore(tmp_path / "jqpg_fig3").load()["algorithm"]) == {"EFREQ", "plugin_cases:ReversePlanner"}
+    report = build_report(tmp_path)[0].read_text()  # the report pairs it with the built-in planners of its kind
+    assert "**plugin_cases:ReversePlanner** (a method from another package)" in report and "| nasdaq | EFREQ | throughput |" in report
 
 
 def test_the_readme_section_runs_exactly_what_ci_runs():
