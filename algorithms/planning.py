@@ -20,8 +20,7 @@ from cep.statistics import Statistics
 
 from algorithms.cost_model import ClauseCostModel
 from algorithms.costs import ClauseCost, clause_cost, exp_cost, format_log_cost, pattern_log_cost
-from algorithms.planners.base import Planned
-from algorithms.plugins import check_clause_plan
+from algorithms.planners.base import Planned, check_clause_plan
 from algorithms.registry import get_planner, is_builtin
 
 
@@ -79,7 +78,7 @@ def plan_clauses(
     plans, costs, fallbacks = [], [], []
     for sp in clauses:
         model = ClauseCostModel(sp, stats, alpha=alpha, seq_selectivity=seq_selectivity)
-        answer = _answer(planner, p, model)
+        answer = answer_clause(planner, p, model)
         check_clause_plan(planner, sp, answer.plan, p.kind)
         plans.append(answer.plan)
         fallbacks.append(answer.fallback)
@@ -99,7 +98,7 @@ def plan_clauses(
     )
 
 
-def _answer(name: str, p, model: ClauseCostModel):
+def answer_clause(name: str, p, model: ClauseCostModel) -> Planned:
     """The planner's answer for one clause; a planner from another package that raises (anything but
     this project's own errors) is a one-line PlanError naming it and the pattern it failed on."""
     if is_builtin(name):

@@ -36,12 +36,9 @@ import difflib
 import importlib
 import inspect
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable
 
 from cep.errors import PlanError
-
-if TYPE_CHECKING:
-    from cep.dnf import SimplePattern
 
 PLANNER_GROUP = "cep_plan_bench.planners"
 MULTI_GROUP = "cep_plan_bench.multi"
@@ -103,22 +100,3 @@ def _kind_hint(obj) -> str:
     if isinstance(obj, type) and callable(getattr(obj, "plan_model", None)):
         return " (it is a single-pattern planner)"
     return ""
-
-
-def check_clause_plan(name: str, sp: SimplePattern, plan, kind: str) -> None:
-    """A one-line PlanError unless ``plan`` is an order (``kind="order"``) or a tree over exactly the
-    positive variables of the clause ``sp``, each once."""
-    from cep.plans import OrderPlan, TreePlan, tree_leaves
-
-    want = OrderPlan if kind == "order" else TreePlan
-    if not isinstance(plan, want):
-        raise PlanError(f"planner {name} returned {type(plan).__name__} for pattern {sp.name} (clause {sp.index}); a {kind} planner returns {want.__name__}")
-    got = list(plan.order) if isinstance(plan, OrderPlan) else list(tree_leaves(plan.root))
-    if sorted(got) != sorted(sp.positive):
-        dropped = sorted(set(sp.positive) - set(got))
-        extra = sorted(set(got) - set(sp.positive))
-        twice = sorted({v for v in got if got.count(v) > 1})
-        what = (f"drops {', '.join(dropped)}" if dropped else f"names {', '.join(extra)}, not a positive variable" if extra
-                else f"names {', '.join(twice)} twice")
-        raise PlanError(f"planner {name} returned an invalid plan for pattern {sp.name} (clause {sp.index}): {plan} {what} "
-                        f"(its positive variables: {', '.join(sp.positive)})")

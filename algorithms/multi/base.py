@@ -17,7 +17,7 @@ from cep.dnf import SimplePattern
 from cep.errors import PlanError
 from cep.global_plans import GlobalPlan, Owner
 
-from algorithms.plugins import check_clause_plan
+from algorithms.planners.base import check_clause_plan
 
 
 class MultiOptimizer(ABC):

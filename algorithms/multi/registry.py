@@ -12,7 +12,9 @@
 | ``NA``, ``MST``, ``LCSE`` | -- | MOTTO's baselines (VII-A) | no sharing / merge sharing / longest common sub-expression, MPM (:mod:`algorithms.motto.baselines`) |
 
 :func:`plan_workload` also accepts every single-pattern planner of :mod:`algorithms.registry`: each
-pattern is planned alone and nothing is shared (an unshared MPT or MPM, by the planner's kind).
+pattern is planned alone and nothing is shared (an unshared MPT or MPM, by the planner's kind); and
+methods from other packages, by entry point or ``module:Class`` (:mod:`algorithms.plugins`): a
+:class:`algorithms.multi.base.MultiOptimizer`'s global plan is checked to cover every clause.
 Every result carries the cost of the trivial global plan of the same kind (written orders, or their
 left-deep trees, nothing shared) for comparison.
 """
@@ -62,6 +64,22 @@ MOTTO_BASELINE_NAMES = ("NA", "MST", "LCSE")  # MOTTO VII-A; built by algorithms
 
 def multi_planner_names() -> list[str]:
     return list(MULTI_PLANNERS) + list(BASELINE_NAMES) + ["SH-MDT"] + list(MOTTO_BASELINE_NAMES)
+
+
+def method_kind(name: str) -> str:
+    """``"single"`` for a single-pattern planner, ``"multi"`` for a multi-pattern optimizer (built-in or
+    not); a name that is neither is a one-line PlanError."""
+    from algorithms.multi.base import MultiOptimizer
+    from algorithms.planners.base import Planner
+    from algorithms.plugins import MULTI_GROUP, PLANNER_GROUP, resolve
+    from algorithms.registry import PLANNERS
+
+    if name in PLANNERS:
+        return "single"
+    if name in multi_planner_names():
+        return "multi"
+    cls = resolve(name, (PLANNER_GROUP, MULTI_GROUP), (Planner, MultiOptimizer), list(PLANNERS) + multi_planner_names())
+    return "multi" if issubclass(cls, MultiOptimizer) else "single"
 
 
 @dataclass
@@ -173,15 +191,15 @@ def plan_workload(patterns, name: str, stats, *, time_limit: float = 5.0, seed: 
 
 def _unshared(name: str, clauses, models, seed: int) -> GlobalPlan:
     """Each clause planned alone by the single-pattern planner ``name``, nothing shared."""
-    from algorithms.planning import _answer
-    from algorithms.plugins import check_clause_plan
+    from algorithms.planning import answer_clause
+    from algorithms.planners.base import check_clause_plan
     from algorithms.registry import get_planner
 
     kind = get_planner(name).kind
     planner = get_planner(name, seed=seed) if "seed" in get_planner(name).get_params() else get_planner(name)
     plans = {}
     for o in clauses:
-        plans[o] = _answer(name, planner, models[o]).plan
+        plans[o] = answer_clause(name, planner, models[o]).plan
         check_clause_plan(name, clauses[o], plans[o], kind)
     return build_global_plan(kind, clauses, plans, share=False)
 
