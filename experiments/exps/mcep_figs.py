@@ -106,6 +106,16 @@ def _budget(spec: Mapping) -> dict:
     return {"time_limit": float(p["search_time"])}
 
 
+def _builtin(algorithm: str) -> bool:
+    """Whether ``algorithm`` is one of this repository's methods; one from another package
+    (``+extra_planners``) gets the sweep's ``search_time`` as its time limit, since step budgets are
+    the built-in local searches' own."""
+    from algorithms.multi.registry import multi_planner_names
+    from algorithms.registry import is_builtin
+
+    return is_builtin(algorithm) or algorithm in multi_planner_names()
+
+
 def plan_digest(gplan, *, shared_nodes: bool = False) -> str:
     """A digest of a global plan: its local plans (and the nodes it shares, with ``shared_nodes``)."""
     import hashlib
@@ -144,7 +154,7 @@ class McepCell(cells.CellKind):
         from algorithms.multi import plan_workload
         from experiments.workloads.mcep import measured_density
 
-        budget = _budget(spec)
+        budget = _budget(spec) if _builtin(algorithm) else {"time_limit": float(spec["params"]["search_time"])}
         r = plan_workload(patterns, algorithm, stats, seed=int(spec["seed"]), **budget)
         metrics = {"plan_cost": r.cost, "trivial_cost": r.trivial_cost, "plan_time_s": r.plan_time_s,
                    "mpg_density": measured_density(patterns)}
