@@ -37,6 +37,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def _configs(args) -> list:
     from omegaconf import open_dict
 
+    from algorithms.multi.registry import multi_planner_names
     from algorithms.registry import is_builtin
     from cep.errors import ConfigError
     from experiments.commands.run import compose_config
@@ -60,17 +61,17 @@ def _configs(args) -> list:
         kind = cfg.exp.get("kind")
         if kind not in KINDS:
             raise ConfigError(f"compare runs the JQPG, MCEP and MOTTO figures (kinds {', '.join(KINDS)}); {exp} is of kind {kind!r}")
+        builtin = [a for a in against if is_builtin(a) or a in multi_planner_names()]
+        if not builtin:  # the configured methods of the cells; the others are added like NAME
+            raise ConfigError(f"{exp}: --against needs at least one built-in method")
         with open_dict(cfg):
+            cfg.extra_planners = [args.name] + [a for a in against if a not in builtin]
             if kind == "grid":
-                cfg.exp.planners = [a for a in against if is_builtin(a)]
-                if not cfg.exp.planners:  # an empty exp.planners means all nine
-                    raise ConfigError(f"{exp}: --against needs at least one built-in planner")
-                cfg.extra_planners = [args.name] + [a for a in against if not is_builtin(a)]
+                cfg.exp.planners = builtin
                 if args.workloads:
                     cfg.exp.patterns_per_size = args.workloads
             else:
-                cfg.extra_planners = [args.name]
-                cfg.exp.sweeps = [dict(s, algorithms=against) for s in cfg.exp.sweeps if s["x"] not in SKIPPED_SWEEPS[kind]]
+                cfg.exp.sweeps = [dict(s, algorithms=builtin) for s in cfg.exp.sweeps if s["x"] not in SKIPPED_SWEEPS[kind]]
                 if not cfg.exp.sweeps:
                     raise ConfigError(f"{exp} has no sweep that compares optimizers")
                 if args.workloads:
