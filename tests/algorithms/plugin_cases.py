@@ -75,3 +75,14 @@ class ForgetfulOptimizer(MultiOptimizer):
 
 class NotAPlanner:
     """Neither a planner nor an optimizer."""
+
+
+class BudgetEchoOptimizer(WrittenOrderOptimizer):
+    """Correct, and refuses a time limit above a minute (a placeholder budget reaching it is a bug)."""
+
+    name = "BUDGET-ECHO"
+
+    def optimize(self, clauses, models, *, time_limit):
+        if time_limit > 60:
+            raise ValueError(f"time limit {time_limit} s")
+        return super().optimize(clauses, models, time_limit=time_limit)

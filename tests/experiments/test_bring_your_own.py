@@ -103,3 +103,16 @@ def test_the_readme_section_runs_exactly_what_ci_runs():
     assert len(commands) == 4 and all(c in ci for c in commands)
     assert ci.index(".venv/bin/python -m pytest -q") < ci.index(commands[0]) < ci.index(commands[-1]) < \
         ci.index(".venv/bin/python -m experiments verify --sample 3")
+
+
+def test_an_optimizer_from_another_package_gets_the_sweeps_search_time_in_mcep_cells():
+    from experiments.exps.mcep_figs import MCEP
+
+    specs = kind_module("mcep").specs(compose_config(["+exp=mcep_fig10", "runner=serial",
+                                                      "+extra_planners=[plugin_cases:BudgetEchoOptimizer]"]), REPO / "runs" / "unused")
+    spec = next(s for s in specs if s["algorithm"] == "plugin_cases:BudgetEchoOptimizer")
+    assert spec["params"]["search_steps"] and spec["params"]["search_time"] <= 60  # the built-ins' budget is steps here
+    stream = MCEP.stream(spec)
+    patterns = MCEP.workload(spec, stream)
+    planned = MCEP.plan_one(spec, patterns, MCEP.statistics(spec, stream, patterns), spec["algorithm"])
+    assert planned.metrics["plan_cost"] <= planned.metrics["trivial_cost"]
