@@ -63,12 +63,14 @@ def type_pool(stream, size: int, min_events: int) -> list[str]:
 
 
 def planner_list(exp) -> list[str]:
-    from algorithms import planner_names
+    """``exp.planners`` (all nine when unset); a name may also be an entry point or ``module:Class``
+    (:mod:`algorithms.plugins`), and one that resolves to no single-pattern planner is one line."""
+    from algorithms import planner_kind, planner_names
 
     names = list(exp.planners) if exp.get("planners") else planner_names()
-    unknown = [p for p in names if p not in planner_names()]
-    if unknown:
-        raise ConfigError(f"unknown planner {unknown[0]!r} in exp.planners; known: {', '.join(planner_names())}")
+    for p in names:
+        if p not in planner_names():
+            planner_kind(p)  # resolves it, or a one-line PlanError with the close names
     return names
 
 
