@@ -31,24 +31,6 @@ def kind_module(kind: str):
     return importlib.import_module(EXPERIMENT_KINDS[kind])
 
 
-def extra_planners(cfg: DictConfig, *, multi: bool) -> list[str]:
-    """The methods of the override ``+extra_planners=[NAME, ...]``, added to every cell of the experiment
-    beside the configured ones (README, "Benchmark your own planner"): single-pattern planners in the
-    JQPG figures, multi-pattern optimizers or single-pattern planners in the MCEP and MOTTO figures.
-    Each is a built-in name, an entry point or ``module:Class`` (:mod:`algorithms.plugins`); one that
-    resolves to nothing or to a method of the wrong kind is a one-line PlanError before any work."""
-    from algorithms.multi.registry import method_kind
-
-    names = cfg.get("extra_planners") or []
-    names = [names] if isinstance(names, str) else [str(n) for n in names]
-    for name in names:
-        kind = method_kind(name)
-        if kind == "multi" and not multi:
-            raise ConfigError(f"extra_planners: {name!r} is a multi-pattern optimizer; experiment {cfg.exp.name} "
-                              "plans single patterns (use it in the MCEP or MOTTO figures)")
-    return list(dict.fromkeys(names))
-
-
 def run_experiment(cfg: DictConfig) -> int:
     """Run the experiment of ``cfg`` into ``<results root>/<exp name>/``; returns the number of cells
     that failed."""

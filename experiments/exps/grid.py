@@ -74,6 +74,24 @@ def planner_list(exp) -> list[str]:
     return names
 
 
+def extra_planners(cfg: DictConfig, *, multi: bool) -> list[str]:
+    """The methods of the override ``+extra_planners=[NAME, ...]``, added to every cell of the experiment
+    beside the configured ones (README, "Benchmark your own planner"): single-pattern planners in the
+    JQPG figures, multi-pattern optimizers or single-pattern planners in the MCEP and MOTTO figures.
+    Each is a built-in name, an entry point or ``module:Class`` (:mod:`algorithms.plugins`); one that
+    resolves to nothing or to a method of the wrong kind is a one-line PlanError before any work."""
+    from algorithms.multi.registry import method_kind
+
+    names = cfg.get("extra_planners") or []
+    names = [names] if isinstance(names, str) else [str(n) for n in names]
+    for name in names:
+        kind = method_kind(name)
+        if kind == "multi" and not multi:
+            raise ConfigError(f"extra_planners: {name!r} is a multi-pattern optimizer; experiment {cfg.exp.name} "
+                              "plans single patterns (use it in the MCEP or MOTTO figures)")
+    return list(dict.fromkeys(names))
+
+
 def evaluator_for(exp, kind: str) -> str | None:
     choice = exp.get("evaluator", "auto")
     if choice in (None, "none"):
@@ -186,8 +204,6 @@ def build_specs(cfg: DictConfig, dcfg: dict, spark=None) -> tuple[list[dict], di
         from experiments.data.statistics import estimate_workload_statistics
 
         stats = estimate_workload_statistics(stream, patterns, max_pairs=max_pairs, seed=int(cfg.seed))
-    from experiments.exps import extra_planners
-
     planners = planner_list(exp)
     planners += [p for p in extra_planners(cfg, multi=False) if p not in planners]
     limits = dict(exp.get("planner_max_size") or {})

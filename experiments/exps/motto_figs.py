@@ -92,8 +92,7 @@ PARAM_OF = {"r": "r", "queries": "queries", "window_ratio": "window_ratio", "nes
 
 
 def build_specs(cfg: DictConfig) -> list[dict]:
-    from experiments.exps import extra_planners
-    from experiments.exps.grid import checked_sweeps, experiment_scale, replayed_pool_stream
+    from experiments.exps.grid import checked_sweeps, experiment_scale, extra_planners, replayed_pool_stream
     from experiments.running.metadata import git_commit
 
     exp = cfg.exp

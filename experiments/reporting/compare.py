@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.reporting import rules
+import experiments.reporting.rules as rules
 
 #: (metric, label, True when higher is better)
 METRICS = (("throughput_eps", "throughput", True), ("plan_cost_tree", "plan cost", False), ("plan_cost", "plan cost", False),
