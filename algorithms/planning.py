@@ -13,13 +13,15 @@ import time
 from dataclasses import dataclass, field
 
 from cep.dnf import SimplePattern, to_dnf
+from cep.errors import CEPError, PlanError
 from cep.pattern import Pattern
 from cep.plans import PatternPlan
 from cep.statistics import Statistics
 
 from algorithms.cost_model import ClauseCostModel
 from algorithms.costs import ClauseCost, clause_cost, exp_cost, format_log_cost, pattern_log_cost
-from algorithms.registry import get_planner
+from algorithms.planners.base import Planned, check_clause_plan
+from algorithms.registry import get_planner, is_builtin
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,8 @@ def plan_clauses(
     plans, costs, fallbacks = [], [], []
     for sp in clauses:
         model = ClauseCostModel(sp, stats, alpha=alpha, seq_selectivity=seq_selectivity)
-        answer = p.plan_model(model)
+        answer = answer_clause(planner, p, model)
+        check_clause_plan(planner, sp, answer.plan, p.kind)
         plans.append(answer.plan)
         fallbacks.append(answer.fallback)
         costs.append(clause_cost(model, answer.plan))
@@ -93,6 +96,24 @@ def plan_clauses(
         clause_costs=tuple(costs),
         fallbacks=tuple(fallbacks),
     )
+
+
+def answer_clause(name: str, p, model: ClauseCostModel) -> Planned:
+    """The planner's answer for one clause; a planner from another package that raises (anything but
+    this project's own errors) is a one-line PlanError naming it and the pattern it failed on."""
+    if is_builtin(name):
+        return p.plan_model(model)
+    try:
+        answer = p.plan_model(model)
+    except CEPError:
+        raise
+    except Exception as e:  # noqa: BLE001 - a foreign planner's failure becomes one line
+        raise PlanError(f"planner {name} failed on pattern {model.sp.name} (clause {model.sp.index}): "
+                        f"{type(e).__name__}: {e}") from e
+    if not isinstance(answer, Planned):
+        raise PlanError(f"planner {name} returned {type(answer).__name__} for pattern {model.sp.name} (clause {model.sp.index}); "
+                        "plan_model returns algorithms.planners.base.Planned")
+    return answer
 
 
 def plan_pattern(

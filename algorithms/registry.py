@@ -1,6 +1,7 @@
 """The single-pattern planners by the names JQPG uses (Section 6.1); configs refer to these names.
 
-Adding a planner is one module under :mod:`algorithms.planners` plus one line in :data:`PLANNERS`.
+Adding a planner is one module under :mod:`algorithms.planners` plus one line in :data:`PLANNERS`; a
+planner from another package is named by an entry point or ``module:Class`` (:mod:`algorithms.plugins`).
 Query-rewriting planners (NEXT), which return an equivalent pattern rather than a plan of one, are
 registered in :data:`REWRITERS`.
 """
@@ -18,11 +19,13 @@ from algorithms.planners.base import Planner
 class PlannerFactory:
     """A planner class named by ``"module:Class"``, imported on first use; calling it builds a planner."""
 
-    def __init__(self, target: str) -> None:
+    def __init__(self, target: str | type[Planner]) -> None:
         self.target = target
 
     @property
     def cls(self) -> type[Planner]:
+        if isinstance(self.target, type):
+            return self.target
         module, _, name = self.target.partition(":")
         return getattr(importlib.import_module(module), name)
 
@@ -31,7 +34,7 @@ class PlannerFactory:
         accepted = {p.name for c in cls.__mro__ if "__init__" in vars(c) for p in inspect.signature(c.__init__).parameters.values() if p.kind is p.KEYWORD_ONLY}
         unknown = sorted(set(params) - accepted)
         if unknown:
-            raise PlanError(f"planner {cls.name} has no parameter {unknown[0]!r}; its parameters: {', '.join(sorted(accepted))}")
+            raise PlanError(f"planner {getattr(cls, 'name', cls.__qualname__)} has no parameter {unknown[0]!r}; its parameters: {', '.join(sorted(accepted))}")
         return cls(**params)
 
     def __repr__(self) -> str:
@@ -71,11 +74,18 @@ def planner_names() -> list[str]:
     return list(PLANNERS)
 
 
+def is_builtin(name: str) -> bool:
+    """Whether ``name`` is one of the planners of this repository (:data:`PLANNERS`)."""
+    return isinstance(name, str) and name in PLANNERS
+
+
 def _factory(name: str) -> PlannerFactory:
-    try:
+    """The built-in planner ``name``, or the one an entry point or ``module:Class`` names."""
+    if is_builtin(name):
         return PLANNERS[name]
-    except (KeyError, TypeError):
-        raise PlanError(f"unknown planner {name!r}; valid names: {', '.join(PLANNERS)}") from None
+    from algorithms.plugins import PLANNER_GROUP, resolve
+
+    return PlannerFactory(resolve(name, (PLANNER_GROUP,), (Planner,), PLANNERS))
 
 
 def planner_kind(name: str) -> str:

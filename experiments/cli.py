@@ -28,9 +28,13 @@ COMMANDS: dict[str, str] = {
     "report": "experiments.commands.report",
     "verify": "experiments.commands.verify",
     "cluster": "experiments.commands.cluster",
+    "check-planner": "experiments.commands.check_planner",
+    "compare": "experiments.commands.compare",
 }
 
 EXIT_USAGE = 2
+#: commands whose positional arguments (Hydra overrides) may come after their options
+INTERMIXED = ("compare",)
 
 
 def _load(name: str):
@@ -57,6 +61,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv and argv[0] == "run" and "-h" not in argv[1:2] and "--help" not in argv[1:2]:
             return _load("run").run_overrides(argv[1:])
+        if argv and argv[0] in INTERMIXED:  # options and overrides in any order
+            mod = _load(argv[0])
+            p = argparse.ArgumentParser(prog=f"python -m experiments {argv[0]}", description=getattr(mod, "DESCRIPTION", mod.HELP))
+            mod.add_arguments(p)
+            return int(mod.main(p.parse_intermixed_args(argv[1:])) or 0)
         args = build_parser().parse_args(argv)
         return int(_load(args.command).main(args) or 0)
     except CEPError as e:

@@ -12,7 +12,9 @@
 | ``NA``, ``MST``, ``LCSE`` | -- | MOTTO's baselines (VII-A) | no sharing / merge sharing / longest common sub-expression, MPM (:mod:`algorithms.motto.baselines`) |
 
 :func:`plan_workload` also accepts every single-pattern planner of :mod:`algorithms.registry`: each
-pattern is planned alone and nothing is shared (an unshared MPT or MPM, by the planner's kind).
+pattern is planned alone and nothing is shared (an unshared MPT or MPM, by the planner's kind); and
+methods from other packages, by entry point or ``module:Class`` (:mod:`algorithms.plugins`): a
+:class:`algorithms.multi.base.MultiOptimizer`'s global plan is checked to cover every clause.
 Every result carries the cost of the trivial global plan of the same kind (written orders, or their
 left-deep trees, nothing shared) for comparison.
 """
@@ -64,17 +66,20 @@ def multi_planner_names() -> list[str]:
     return list(MULTI_PLANNERS) + list(BASELINE_NAMES) + ["SH-MDT"] + list(MOTTO_BASELINE_NAMES)
 
 
-def _multi_planner_kind(name: str) -> str:
-    spec = MULTI_PLANNERS.get(name)
-    if name in BASELINE_NAMES:
-        return "order"
-    if name == "SH-MDT" or name in MOTTO_BASELINE_NAMES:
-        return "tree"
-    if name not in MULTI_PLANNERS:
-        from algorithms.registry import planner_kind
+def method_kind(name: str) -> str:
+    """``"single"`` for a single-pattern planner, ``"multi"`` for a multi-pattern optimizer (built-in or
+    not); a name that is neither is a one-line PlanError."""
+    from algorithms.multi.base import MultiOptimizer
+    from algorithms.planners.base import Planner
+    from algorithms.plugins import MULTI_GROUP, PLANNER_GROUP, resolve
+    from algorithms.registry import PLANNERS
 
-        return planner_kind(name)
-    return "order" if spec is None else spec.kind
+    if name in PLANNERS:
+        return "single"
+    if name in multi_planner_names():
+        return "multi"
+    cls = resolve(name, (PLANNER_GROUP, MULTI_GROUP), (Planner, MultiOptimizer), list(PLANNERS) + multi_planner_names())
+    return "multi" if issubclass(cls, MultiOptimizer) else "single"
 
 
 @dataclass
@@ -164,21 +169,54 @@ def plan_workload(patterns, name: str, stats, *, time_limit: float = 5.0, seed: 
         g, motto = out.plan, out.motto
         search, edges, initial = None, 0, None
     elif name == "TRIVIAL" or name in _single_names():
-        from algorithms.registry import get_planner
-
-        kind = _multi_planner_kind(name)
-        planner = get_planner(name, seed=seed) if "seed" in get_planner(name).get_params() else get_planner(name)
-        plans = {o: planner.plan_model(models[o]).plan for o in clauses}
-        g = build_global_plan(kind, clauses, plans, share=False)
-        search, edges = None, 0
-        initial = None
+        g = _unshared(name, clauses, models, seed)
+        search, edges, initial = None, 0, None
     else:
-        raise PlanError(f"unknown planner {name!r}; multi-pattern: {', '.join(multi_planner_names())}; "
-                        f"single-pattern: {', '.join(_single_names())}")
+        from algorithms.multi.base import MultiOptimizer, check_global_plan
+        from algorithms.plugins import MULTI_GROUP, PLANNER_GROUP, resolve
+        from algorithms.planners.base import Planner
+
+        cls = resolve(name, (MULTI_GROUP, PLANNER_GROUP), (MultiOptimizer, Planner), multi_planner_names())
+        if issubclass(cls, Planner):
+            g = _unshared(name, clauses, models, seed)
+        else:
+            g = _foreign_plan(name, cls, clauses, models, seed, time_limit)
+            check_global_plan(name, g, clauses, getattr(cls, "kind", None))
+        search, edges, initial = None, 0, None
     plan_time = time.perf_counter() - t0
     cost = cost_multi(g, models)
     trivial = cost_multi(_trivial_global_plan(clauses, models, g.kind), models)
     return MultiPlanned(name, g, cost, trivial, cost if initial is None else initial, plan_time, search, edges, motto)
+
+
+def _unshared(name: str, clauses, models, seed: int) -> GlobalPlan:
+    """Each clause planned alone by the single-pattern planner ``name``, nothing shared."""
+    from algorithms.planning import answer_clause
+    from algorithms.planners.base import check_clause_plan
+    from algorithms.registry import get_planner
+
+    kind = get_planner(name).kind
+    planner = get_planner(name, seed=seed) if "seed" in get_planner(name).get_params() else get_planner(name)
+    plans = {}
+    for o in clauses:
+        plans[o] = answer_clause(name, planner, models[o]).plan
+        check_clause_plan(name, clauses[o], plans[o], kind)
+    return build_global_plan(kind, clauses, plans, share=False)
+
+
+def _foreign_plan(name: str, cls, clauses, models, seed: int, time_limit: float) -> GlobalPlan:
+    """The global plan of a multi-pattern optimizer from another package; its failure is one line naming
+    it and the workload's first pattern."""
+    from cep.errors import CEPError
+
+    try:
+        return cls(seed=seed).optimize(clauses, models, time_limit=time_limit)
+    except CEPError:
+        raise
+    except Exception as e:  # noqa: BLE001 - a foreign optimizer's failure becomes one line
+        first = next(iter(clauses.values())).name if clauses else "(empty workload)"
+        raise PlanError(f"optimizer {name} failed on the workload of {len(clauses)} clauses starting with pattern {first}: "
+                        f"{type(e).__name__}: {e}") from e
 
 
 def _single_names() -> list[str]:

@@ -164,6 +164,23 @@ class TreePlanner(Planner):
         """A tree over all units (each unit's tree kept whole), and the fallback used (or None)."""
 
 
+def check_clause_plan(name: str, sp: SimplePattern, plan, kind: str) -> None:
+    """A one-line PlanError unless ``plan`` is an order (``kind="order"``) or a tree over exactly the
+    positive variables of the clause ``sp``, each once."""
+    want = OrderPlan if kind == "order" else TreePlan
+    if not isinstance(plan, want):
+        raise PlanError(f"planner {name} returned {type(plan).__name__} for pattern {sp.name} (clause {sp.index}); a {kind} planner returns {want.__name__}")
+    got = list(plan.order) if isinstance(plan, OrderPlan) else list(tree_leaves(plan.root))
+    if sorted(got) != sorted(sp.positive):
+        dropped = sorted(set(sp.positive) - set(got))
+        extra = sorted(set(got) - set(sp.positive))
+        twice = sorted({v for v in got if got.count(v) > 1})
+        what = (f"drops {', '.join(dropped)}" if dropped else f"names {', '.join(extra)}, not a positive variable" if extra
+                else f"names {', '.join(twice)} twice")
+        raise PlanError(f"planner {name} returned an invalid plan for pattern {sp.name} (clause {sp.index}): {plan} {what} "
+                        f"(its positive variables: {', '.join(sp.positive)})")
+
+
 def _variable_index(model: ClauseCostModel, v: str, what: str) -> int:
     try:
         return model.index[v]

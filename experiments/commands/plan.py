@@ -55,18 +55,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _params_for(name: str, params: dict, single: bool) -> dict:
-    from algorithms.registry import PLANNERS
+    from algorithms.registry import get_planner
 
     if single:
         return params
-    accepted = set(PLANNERS[name](seed=0).get_params())
+    accepted = set(get_planner(name).get_params())
     return {k: v for k, v in params.items() if k in accepted}
 
 
 
 def main(args: argparse.Namespace) -> int:
     from algorithms.planning import plan_pattern
-    from algorithms.registry import PLANNERS, REWRITERS, get_planner, planner_names
+    from algorithms.registry import REWRITERS, get_planner, planner_names
     from cep.next_algebra import NextPattern
     from cep.pattern import format_pattern
     from experiments.commands.inputs import load_patterns
@@ -86,7 +86,7 @@ def main(args: argparse.Namespace) -> int:
     single = len(names) == 1
     params = parse_params(args.param)
     if not single and params:
-        unused = sorted(k for k in params if not any(k in PLANNERS[n](seed=0).get_params() for n in names))
+        unused = sorted(k for k in params if not any(k in get_planner(n).get_params() for n in names))
         if unused:
             raise PlanError(f"no planner has a parameter {unused[0]!r}")
     patterns = load_patterns(args)

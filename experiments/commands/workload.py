@@ -51,12 +51,11 @@ def _planner_name(args) -> str:
 
 
 def _check_planner(name: str) -> None:
-    from algorithms.multi.registry import multi_planner_names
-    from algorithms.registry import planner_names
+    """A one-line PlanError unless ``name`` is a multi-pattern optimizer or single-pattern planner (built-in,
+    an entry point or ``module:Class``)."""
+    from algorithms.multi.registry import method_kind
 
-    if name not in multi_planner_names() and name not in planner_names():
-        raise PlanError(f"unknown planner {name!r}; multi-pattern: {', '.join(multi_planner_names())}; "
-                        f"single-pattern: {', '.join(planner_names())}")
+    method_kind(name)
 
 
 def _time_limit(args) -> float:

@@ -68,13 +68,33 @@ def type_pool(stream, size: int, min_events: int) -> list[str]:
 
 
 def planner_list(exp) -> list[str]:
-    from algorithms import planner_names
+    """``exp.planners`` (all nine when unset); a name may also be an entry point or ``module:Class``
+    (:mod:`algorithms.plugins`), and one that resolves to no single-pattern planner is one line."""
+    from algorithms import planner_kind, planner_names
 
     names = list(exp.planners) if exp.get("planners") else planner_names()
-    unknown = [p for p in names if p not in planner_names()]
-    if unknown:
-        raise ConfigError(f"unknown planner {unknown[0]!r} in exp.planners; known: {', '.join(planner_names())}")
+    for p in names:
+        if p not in planner_names():
+            planner_kind(p)  # resolves it, or a one-line PlanError with the close names
     return names
+
+
+def extra_planners(cfg: DictConfig, *, multi: bool) -> list[str]:
+    """The methods of the override ``+extra_planners=[NAME, ...]``, added to every cell of the experiment
+    beside the configured ones (README, "Benchmark your own planner"): single-pattern planners in the
+    JQPG figures, multi-pattern optimizers or single-pattern planners in the MCEP and MOTTO figures.
+    Each is a built-in name, an entry point or ``module:Class`` (:mod:`algorithms.plugins`); one that
+    resolves to nothing or to a method of the wrong kind is a one-line PlanError before any work."""
+    from algorithms.multi.registry import method_kind
+
+    names = cfg.get("extra_planners") or []
+    names = [names] if isinstance(names, str) else [str(n) for n in names]
+    for name in names:
+        kind = method_kind(name)
+        if kind == "multi" and not multi:
+            raise ConfigError(f"extra_planners: {name!r} is a multi-pattern optimizer; experiment {cfg.exp.name} "
+                              "plans single patterns (use it in the MCEP or MOTTO figures)")
+    return list(dict.fromkeys(names))
 
 
 def evaluator_for(exp, kind: str) -> str | None:
@@ -203,6 +223,7 @@ def build_specs(cfg: DictConfig, dcfg: dict, spark=None) -> tuple[list[dict], di
 
         stats = estimate_workload_statistics(stream, patterns, max_pairs=max_pairs, seed=int(cfg.seed))
     planners = planner_list(exp)
+    planners += [p for p in extra_planners(cfg, multi=False) if p not in planners]
     limits = dict(grid_setting(cfg, "planner_max_size") or {})
     planner_params = OmegaConf.to_container(exp.planner_params, resolve=True) if exp.get("planner_params") else {}
     repeats = int(grid_setting(cfg, "repeats"))

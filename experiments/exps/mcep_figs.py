@@ -54,7 +54,7 @@ ADAPTIVE = ("static", "adaptive")
 
 
 def build_specs(cfg: DictConfig) -> list[dict]:
-    from experiments.exps.grid import checked_sweeps, experiment_scale, replayed_pool_stream
+    from experiments.exps.grid import checked_sweeps, experiment_scale, extra_planners, replayed_pool_stream
     from experiments.running.metadata import git_commit
 
     exp = cfg.exp
@@ -62,10 +62,13 @@ def build_specs(cfg: DictConfig) -> list[dict]:
     base = dict(sc["base"])
     dname, stream = replayed_pool_stream(cfg, sc, base["window"], 40)
     common = {"experiment": exp.name, "figure": exp.figure, "dataset": dname, "_code_version": git_commit()}
+    extra = extra_planners(cfg, multi=True)
     specs = []
     for name, sweep in checked_sweeps(exp, SWEEPS):
         values = sc["values"][name]
         algs = list(sweep["algorithms"])
+        if name != "reshuffle_every":  # static vs adaptive SA-EDGE: no optimizer to add
+            algs += [a for a in extra if a not in algs]
         for v in values:
             for seed in sc["seeds"]:
                 params = {**base, name: v, "repeats": int(sc.get("repeats", 1)),
@@ -100,6 +103,16 @@ def _budget(spec: Mapping) -> dict:
     if steps and spec["x_name"] != "search_time":
         return {"time_limit": 3600.0, "max_steps": int(steps)}
     return {"time_limit": float(p["search_time"])}
+
+
+def _builtin(algorithm: str) -> bool:
+    """Whether ``algorithm`` is one of this repository's methods; one from another package
+    (``+extra_planners``) gets the sweep's ``search_time`` as its time limit, since step budgets are
+    the built-in local searches' own."""
+    from algorithms.multi.registry import multi_planner_names
+    from algorithms.registry import is_builtin
+
+    return is_builtin(algorithm) or algorithm in multi_planner_names()
 
 
 def plan_digest(gplan, *, shared_nodes: bool = False) -> str:
@@ -140,7 +153,7 @@ class McepCell(cells.CellKind):
         from algorithms.multi import plan_workload
         from experiments.workloads.mcep import measured_density
 
-        budget = _budget(spec)
+        budget = _budget(spec) if _builtin(algorithm) else {"time_limit": float(spec["params"]["search_time"])}
         r = plan_workload(patterns, algorithm, stats, seed=int(spec["seed"]), **budget)
         metrics = {"plan_cost": r.cost, "trivial_cost": r.trivial_cost, "plan_time_s": r.plan_time_s,
                    "mpg_density": measured_density(patterns)}

@@ -95,7 +95,7 @@ PARAM_OF = {"r": "r", "queries": "queries", "window_ratio": "window_ratio", "nes
 
 
 def build_specs(cfg: DictConfig) -> list[dict]:
-    from experiments.exps.grid import checked_sweeps, experiment_scale, replayed_pool_stream
+    from experiments.exps.grid import checked_sweeps, experiment_scale, extra_planners, replayed_pool_stream
     from experiments.running.metadata import git_commit
 
     exp = cfg.exp
@@ -109,13 +109,14 @@ def build_specs(cfg: DictConfig) -> list[dict]:
     # scheduling a small part of its time
     cores_stream = {**stream, "replay": {**stream["replay"], "windows": float(sc.get("cores_windows", sc["windows"]))}}
     common = {"experiment": exp.name, "figure": exp.figure, "dataset": dname, "_code_version": git_commit()}
+    extra = extra_planners(cfg, multi=True)
     specs = []
     for name, sweep in checked_sweeps(exp, SWEEPS):
         # a sweep's own base values: every scale's (the sweep's base), then this scale's (scales.<s>.sweep_base)
         sweep_base = {**(sweep.get("base") or {}), **(sc.get("sweep_base") or {}).get(name, {})}
-        extra = sorted(set(sweep_base) - set(PARAMS))
-        if extra:
-            raise ConfigError(f"unknown parameter {extra[0]!r} in the {name} sweep of {exp.name}; known: {', '.join(PARAMS)}")
+        unknown_params = sorted(set(sweep_base) - set(PARAMS))
+        if unknown_params:
+            raise ConfigError(f"unknown parameter {unknown_params[0]!r} in the {name} sweep of {exp.name}; known: {', '.join(PARAMS)}")
         algs = list(sweep["algorithms"])
         known = ("NA",) + OPTIMIZERS if name == "queries" else tuple(METHODS)
         bad = [a for a in algs if a not in known]
@@ -142,6 +143,8 @@ def build_specs(cfg: DictConfig) -> list[dict]:
                     spec["spark_master"] = spark_master_of(cfg)
                     spec["stream"] = cores_stream
                 specs.append(spec)  # every method of a workload in one cell, timed in turns
+                if name not in ("queries", "cores"):  # +extra_planners: a cell of its own (the configured cells keep their ids)
+                    specs += [{**spec, "algorithms": [a]} for a in extra if a not in algs]
     return specs
 
 

@@ -14,6 +14,7 @@ import importlib
 from pathlib import Path
 
 from cep.io_utils import write_if_changed
+from experiments.reporting.compare import foreign_method_notes
 from experiments.reporting.core import Section, SectionInput, run_notes
 from experiments.running.metadata import load_meta
 from experiments.running.store import ResultStore
@@ -60,6 +61,7 @@ def build_section(results_dir: Path, experiment: str) -> Section | None:
     meta = load_meta(exp_dir)
     section = section_function(experiment)(SectionInput(experiment, df, meta, exp_dir))
     section.notes += run_notes(meta, df)
+    section.notes += foreign_method_notes(df)
     extra = exp_dir / "NOTES.md"
     if extra.exists():
         section.notes.append(extra.read_text().strip())

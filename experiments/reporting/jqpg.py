@@ -52,6 +52,13 @@ STRATEGIES = ["skip-till-any-match", "skip-till-next-match", "strict-contiguity"
 
 
 # ---- aggregation and drawing ----------------------------------------------------------------------
+def _shown(w: pd.DataFrame, planners: list[str]) -> list[str]:
+    """The planners of ``planners`` present in ``w``, then every method from another package present
+    (``+extra_planners``: a name that is not one of the nine), in name order."""
+    have = set(w["algorithm"].unique())
+    return [p for p in planners if p in have] + sorted(a for a in have if a not in ALL_PLANNERS)
+
+
 def _values(w: pd.DataFrame, metric: str, scale: float = 1.0) -> list[float]:
     return [v * scale for v in w[metric].dropna().tolist() if v > 0]
 
@@ -59,7 +66,7 @@ def _values(w: pd.DataFrame, metric: str, scale: float = 1.0) -> list[float]:
 def _dot_panel(ax, w: pd.DataFrame, metric: str, x: str, x_order: list, planners: list[str], labels: dict | None = None) -> None:
     """Per x category and planner: the geometric mean and its 95% CI, side by side (log axis)."""
     ms = metric_style(metric)
-    present = [p for p in planners if (w["algorithm"] == p).any()]
+    present = _shown(w, planners)
     width = 0.8 / max(1, len(present))
     for k, planner in enumerate(present):
         xs, means, lows, highs = [], [], [], []
@@ -81,7 +88,7 @@ def _dot_panel(ax, w: pd.DataFrame, metric: str, x: str, x_order: list, planners
 def _line_panel(ax, w: pd.DataFrame, metric: str, x: str, planners: list[str]) -> None:
     """Per planner: the geometric mean over patterns at each x, with its 95% CI (log axis)."""
     ms = metric_style(metric)
-    for planner in [p for p in planners if (w["algorithm"] == p).any()]:
+    for planner in _shown(w, planners):
         d = w[w["algorithm"] == planner]
         xs, means, lows, highs = [], [], [], []
         for xv in sorted(d[x].dropna().unique()):
@@ -100,7 +107,7 @@ def _line_panel(ax, w: pd.DataFrame, metric: str, x: str, planners: list[str]) -
 def _ratio_panel(ax, w: pd.DataFrame, metric: str, baseline: str, x_order: list, planners: list[str], labels: dict) -> None:
     """Per pattern set and planner: the per-pattern ratio of the planner's metric to the baseline
     planner's on the same pattern, geometric mean and 95% CI (log axis; 1 = the baseline)."""
-    present = [p for p in planners if p != baseline and (w["algorithm"] == p).any()]
+    present = [p for p in _shown(w, planners) if p != baseline]
     width = 0.8 / max(1, len(present))
     for k, planner in enumerate(present):
         xs, means, lows, highs = [], [], [], []

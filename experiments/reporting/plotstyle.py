@@ -5,7 +5,9 @@ Every algorithm name that any figure shows is registered in :data:`ALGORITHM_STY
 planners, the multi-pattern optimizers and baselines, MOTTO's baselines and searches, HAMLET's
 engines and NEXT's placement strategies -- with a (colour, marker) pair that no other name has, so
 that a method looks the same in every panel of every figure and no two methods look alike anywhere.
-:func:`style` refuses an unregistered name rather than inventing a colour.
+:func:`style` gives a name that is not registered -- a method from another package, added with
+``+extra_planners`` (:mod:`algorithms.plugins`) -- a (colour, marker) pair that no registered name uses,
+the same in every run (:func:`foreign_style`).
 """
 
 from __future__ import annotations
@@ -97,10 +99,22 @@ ALGORITHM_STYLE: dict[str, Style] = {
 
 
 def style(name: str) -> Style:
-    try:
-        return ALGORITHM_STYLE[name]
-    except KeyError:
-        raise KeyError(f"no plot style for {name!r}: register it in experiments/reporting/plotstyle.py:ALGORITHM_STYLE") from None
+    """The registered style of ``name``, or :func:`foreign_style` for a method from another package."""
+    return ALGORITHM_STYLE.get(name) or foreign_style(name)
+
+
+def foreign_style(name: str) -> Style:
+    """A (colour, marker) pair that no registered name has, chosen by a hash of ``name`` (stable across
+    processes and runs); distinct foreign names get distinct pairs unless their hashes collide."""
+    import hashlib
+
+    used = {(s.color, s.marker) for s in ALGORITHM_STYLE.values()}
+    free = [(c, m) for m in _FOREIGN_MARKERS for c in _C.values() if (c, m) not in used]
+    c, m = free[int(hashlib.sha1(name.encode()).hexdigest(), 16) % len(free)]
+    return Style(c, m)
+
+
+_FOREIGN_MARKERS = (">", "<", "^", "v", "D", "s", "o", "P", "X", "h")  # filled: a foreign line reads as data, not as a baseline
 
 
 @dataclass(frozen=True)

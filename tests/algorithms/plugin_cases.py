@@ -1,0 +1,88 @@
+"""Planners and optimizers from "another package" for the tests of :mod:`algorithms.plugins` and the
+conformance suite: one that is correct, and broken ones, each broken in one way."""
+
+from __future__ import annotations
+
+from cep.global_plans import build_global_plan
+from cep.plans import OrderPlan
+
+from algorithms.multi.base import MultiOptimizer
+from algorithms.planners.base import OrderPlanner, Planned, TreePlanner
+
+
+class ReversePlanner(OrderPlanner):
+    """Correct: the events in reverse declaration order (after the prefix)."""
+
+    name = "REVERSE"
+
+    def _order(self, model, prefix, rng):
+        return list(prefix) + [i for i in reversed(range(model.n)) if i not in prefix], None
+
+
+class DroppingPlanner(OrderPlanner):
+    """Broken: leaves the last event of every clause out of its order."""
+
+    name = "DROPPING"
+
+    def plan_model(self, model):
+        return Planned(OrderPlan(tuple(model.variables[:-1])))
+
+    def _order(self, model, prefix, rng):
+        raise NotImplementedError
+
+
+class RaisingPlanner(OrderPlanner):
+    """Broken: raises on every clause."""
+
+    name = "RAISING"
+
+    def _order(self, model, prefix, rng):
+        raise ValueError("no plan today")
+
+
+class OrderAsTreePlanner(TreePlanner):
+    """Broken: a tree planner that returns an order."""
+
+    name = "ORDER-AS-TREE"
+
+    def plan_model(self, model):
+        return Planned(OrderPlan(tuple(model.variables)))
+
+    def _tree(self, model, units, rng):
+        raise NotImplementedError
+
+
+class WrittenOrderOptimizer(MultiOptimizer):
+    """Correct: every clause in its written order, equal prefixes shared (an MPT)."""
+
+    name = "WRITTEN"
+    kind = "order"
+
+    def optimize(self, clauses, models, *, time_limit):
+        return build_global_plan("order", clauses, {o: OrderPlan(tuple(sp.positive)) for o, sp in clauses.items()})
+
+
+class ForgetfulOptimizer(MultiOptimizer):
+    """Broken: plans every clause but the workload's last one."""
+
+    name = "FORGETFUL"
+    kind = "order"
+
+    def optimize(self, clauses, models, *, time_limit):
+        kept = dict(list(clauses.items())[:-1])
+        return build_global_plan("order", kept, {o: OrderPlan(tuple(sp.positive)) for o, sp in kept.items()})
+
+
+class NotAPlanner:
+    """Neither a planner nor an optimizer."""
+
+
+class BudgetEchoOptimizer(WrittenOrderOptimizer):
+    """Correct, and refuses a time limit above a minute (a placeholder budget reaching it is a bug)."""
+
+    name = "BUDGET-ECHO"
+
+    def optimize(self, clauses, models, *, time_limit):
+        if time_limit > 60:
+            raise ValueError(f"time limit {time_limit} s")
+        return super().optimize(clauses, models, time_limit=time_limit)
