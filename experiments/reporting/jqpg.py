@@ -201,7 +201,12 @@ def cells(table: pd.DataFrame) -> pd.DataFrame:
     keeps its work as a lower bound (the count its status names, ``work_at_least``), a capped cell has
     no throughput or memory (none was stored)."""
     w = wide(table, statuses=tuple(table["status"].dropna().unique()))
-    meta = table.groupby(["cell_id", "algorithm"], sort=False)[["status", "plan"]].first().reset_index()
+    # a capped cell's planning rows are "ok", its evaluation rows "capped: ...": the cell is capped
+    status = table["status"].where(table["status"].str.startswith(CAPPED_PREFIX, na=False))
+    meta = table.assign(cap_status=status).groupby(["cell_id", "algorithm"], sort=False).agg(
+        status=("status", "first"), cap_status=("cap_status", "first"), plan=("plan", "first")).reset_index()
+    meta["status"] = meta["cap_status"].fillna(meta["status"])
+    meta = meta.drop(columns="cap_status")
     w = w.merge(meta, on=["cell_id", "algorithm"], how="left")
     w["capped"] = w["status"].str.startswith(CAPPED_PREFIX, na=False)
     bound = w["status"].str.extract(_WORK_CAP)[0].astype(float)
