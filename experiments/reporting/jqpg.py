@@ -551,12 +551,15 @@ def _greedy_tradeoff(d: pd.DataFrame, ds: str) -> Claim:
 
 def _alpha_effect(d: pd.DataFrame, metric: str, a_num: float, a_den: float) -> tuple[Interval, int]:
     """Per pattern, ``metric`` at alpha ``a_num`` over alpha ``a_den`` (the same planner, pattern and
-    stream), pooled over the planners (one observation per pattern); and the capped cells left out."""
+    stream; 1 where alpha did not change the plan), pooled over the planners (one observation per
+    pattern); and the capped cells left out."""
     per = {}
     for alg, g in d.groupby("algorithm"):
-        x = g[g["alpha"] == a_num].set_index("pattern_id")[metric]
-        y = g[g["alpha"] == a_den].set_index("pattern_id")[metric]
-        per[alg] = (x / y).replace([np.inf, -np.inf], np.nan).dropna().to_dict()
+        x = g[g["alpha"] == a_num].set_index("pattern_id")
+        y = g[g["alpha"] == a_den].set_index("pattern_id")
+        r = (x[metric] / y[metric]).replace([np.inf, -np.inf], np.nan)
+        same = (x["plan"] == y["plan"]).reindex(r.index, fill_value=False)
+        per[alg] = r.where(~(same & r.notna()), 1.0).dropna().to_dict()  # alpha left the plan alone: no effect
     return ratio_interval(list(pooled(per).values())), int(d["capped"].sum())
 
 
