@@ -264,10 +264,11 @@ def not_worse(effect: Interval, b: float = COMPARABLE) -> Verdict:
 def all_of(parts: Sequence[Verdict]) -> Verdict:
     """A claim made of several parts ("at every r", "over both baselines") holds only as far as its
     weakest part: one part that does not hold decides it, then a part that cannot be checked or
-    decided; the verdict carries that part's effect and rule."""
+    decided; the verdict carries that part's effect and rule (of equal verdicts, the one whose interval
+    reaches lowest)."""
     if not parts:
         return Verdict(UNCHECKED, Interval(math.nan, math.nan, math.nan, 0), "no parts")
-    weakest = min(parts, key=lambda v: _RANK.index(v.verdict))
+    weakest = min(parts, key=lambda v: (_RANK.index(v.verdict), v.effect.lo if math.isfinite(v.effect.lo) else math.inf))
     return Verdict(weakest.verdict, weakest.effect, "every part must hold; the weakest decides: " + weakest.rule, weakest.needed)
 
 

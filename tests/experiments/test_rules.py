@@ -146,6 +146,8 @@ def test_all_of_is_decided_by_the_weakest_part():
     assert rules.all_of([holds, unchecked]).verdict == UNCHECKED
     assert rules.all_of([fails, unchecked]).verdict == FAILS  # one excluded part decides
     assert rules.all_of([]).verdict == UNCHECKED
+    strong = rules.at_least(ratio(5.0, 4.0, 6.0), 1.5)
+    assert rules.all_of([strong, holds]).effect == holds.effect  # the part nearest to failing is shown
 
 
 def test_semilog_slope_is_the_slope_of_log_y_on_x_itself():
