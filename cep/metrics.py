@@ -91,6 +91,7 @@ _ALL = (
     _m("speedup_bound", True, "", "the plan's cost over its largest group's"),
     _m("copied_nodes", True, "nodes", "internal nodes two or more groups compute"),
     _m("slowest_task_s", False, "s", "the slowest task's own detection time"),
+    _m("parallel_mismatches", True, "patterns", "patterns whose matches in the k-task run differ from the single-thread run's"),
 )
 
 #: every metric by name, in a stable order

@@ -232,3 +232,65 @@ def pooled(ratios_by_method: dict[str, dict[object, float]]) -> dict[object, flo
         if vals:
             out[w] = float(np.exp(np.mean(np.log(vals))))
     return out
+
+
+# ---- rules appended for the JQPG, NEXT and MOTTO sections ----------------------------------------------
+#: the smallest meaningful slope of a bare trend ("grows with", "falls as"): log(metric) against
+#: log(parameter), so a tenfold parameter moves the metric by 10^0.1 = 1.26x (about COMPARABLE)
+TREND = 0.1
+#: the band of "linear" on a log-log slope (1 +- LINEAR) and of "flat" (0 +- LINEAR)
+LINEAR = 0.2
+
+_RANK = (FAILS, UNCHECKED, NOT_MEASURABLE, PARTLY, HOLDS)
+
+
+def not_worse(effect: Interval, b: float = COMPARABLE) -> Verdict:
+    """"Comparable or superior" (non-inferiority): an effect of at least ``1/b``.  Holds when the CI lies
+    above 1/b, does not hold when it lies wholly below, not measurable otherwise."""
+    floor = 1 / b
+    rule = f"comparable or better: holds if lo >= {_num(floor)}, does not hold if hi < {_num(floor)}"
+    if effect.n < 2 or not math.isfinite(effect.lo):
+        return Verdict(UNCHECKED, effect, rule)
+    v = HOLDS if effect.lo >= floor else FAILS if effect.hi < floor else NOT_MEASURABLE
+    if effect.lower_bounds or effect.upper_bounds:
+        v = v if (v == HOLDS and not effect.upper_bounds) or (v == FAILS and not effect.lower_bounds) else NOT_MEASURABLE
+    needed = None
+    if v == NOT_MEASURABLE and math.isfinite(effect.log_sd) and effect.log_sd > 0:
+        gap = abs(math.log(effect.estimate) - math.log(floor))
+        needed = max(effect.n + 1, math.ceil((1.96 * effect.log_sd / gap) ** 2)) if gap > 0 else None
+    return Verdict(v, effect, rule, needed)
+
+
+def all_of(parts: Sequence[Verdict]) -> Verdict:
+    """A claim made of several parts ("at every r", "over both baselines") holds only as far as its
+    weakest part: one part that does not hold decides it, then a part that cannot be checked or
+    decided; the verdict carries that part's effect and rule (of equal verdicts, the one whose interval
+    reaches lowest)."""
+    if not parts:
+        return Verdict(UNCHECKED, Interval(math.nan, math.nan, math.nan, 0), "no parts")
+    weakest = min(parts, key=lambda v: (_RANK.index(v.verdict), v.effect.lo if math.isfinite(v.effect.lo) else math.inf))
+    return Verdict(weakest.verdict, weakest.effect, "every part must hold; the weakest decides: " + weakest.rule, weakest.needed)
+
+
+def semilog_slope_interval(x: Sequence[float], y: Sequence[float]) -> Interval:
+    """The least-squares slope of log(y) on x itself (a parameter that can be 0, such as a ratio r in
+    [0, 1]), with its Student-t 95% CI; one pair per workload."""
+    return slope_interval(np.exp(np.asarray(x, dtype=float)), y)
+
+
+@dataclass(frozen=True)
+class CountInterval(Interval):
+    """A deterministic count of disagreements over ``n`` cells (no run-to-run noise: no interval)."""
+
+    def text(self) -> str:
+        return f"{int(self.estimate)} of {self.n} differ" if self.n else "no data"
+
+
+def none_differ(differing: int, total: int, what: str = "cells") -> Verdict:
+    """A deterministic equality ("detects the same matches"): holds if no cell differs, does not hold
+    if one does; with no cells, not checkable."""
+    e = CountInterval(float(differing), float(differing), float(differing), int(total), "count")
+    rule = f"deterministic equality: holds if none of the {what} differ, does not hold if one does"
+    if total == 0:
+        return Verdict(UNCHECKED, e, rule)
+    return Verdict(HOLDS if differing == 0 else FAILS, e, rule)

@@ -202,6 +202,8 @@ def test_the_core_study_runs_in_the_driver_after_the_runners_cells(tmp_path):
     assert sorted(cores["x_value"].unique()) == [1.0, 2.0]
     m = cores[cores["metric"] == "matches"].groupby("x_value")["value"].nunique()
     assert (m == 1).all()  # the k-task run and the one-thread run agree in each cell
+    mm = cores[cores["metric"] == "parallel_mismatches"]
+    assert len(mm) == 2 and (mm["value"] == 0).all()  # recorded per cell (a mismatch is stored, not raised)
     assert set(cores[cores["metric"] == "throughput_eps"]["algorithm"]) == {"SH-MDT", "serial"}
     q = df[(df["x_name"] == "queries") & (df["metric"] == "throughput_eps")]
     assert set(q["algorithm"]) == {"NA", "exact", "annealing"}

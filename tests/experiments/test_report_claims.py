@@ -1,14 +1,22 @@
-"""The report's claims, values and verdicts on results tables built by hand: each rule decides as it
-states, a tie is never support, and an effect within the run-to-run variation is not measurable."""
+"""The report's claims, values and verdicts on results tables built by hand: each claim is judged by the
+rule set (experiments/reporting/rules.py) on paired ratios per pattern; identical plans are one plan; a
+tie is never support; capped runs enter the work effect as bounds."""
 
 from __future__ import annotations
-
 
 import pandas as pd
 import pytest
 
-from experiments.reporting.core import FAILS, HOLDS, NOT_MEASURABLE, PARTLY, SectionInput, equivalence_verdict, ratio_verdict
-from experiments.reporting.jqpg import fig3, fig4
+from experiments.reporting.core import (
+    FAILS,
+    HOLDS,
+    NOT_MEASURABLE,
+    PARTLY,
+    SectionInput,
+    equivalence_verdict,
+    ratio_verdict,
+)
+from experiments.reporting.jqpg import fig3, fig4, fig6
 from experiments.running.store import COLUMNS
 
 
@@ -19,7 +27,8 @@ def rows(cells: list[dict]) -> pd.DataFrame:
         base = {k: None for k in COLUMNS}
         base.update(experiment="jqpg_fig3", dataset="nasdaq", workload=c["set"], size=3, pattern_id=c["pattern"], seed=0,
                     algorithm=c["algorithm"], kind=c["kind"], evaluator="nfa", alpha=0.0, strategy="skip-till-any-match",
-                    status="ok", plan="p", params="{}", cell_id=f"{c['pattern']}-{c['algorithm']}")
+                    status=c.get("status", "ok"), plan=c.get("plan", c["algorithm"]), params="{}",
+                    cell_id=f"{c['pattern']}-{c['algorithm']}")
         for m, v in c["metrics"].items():
             out.append({**base, "metric": m, "value": float(v)})
     return pd.DataFrame(out, columns=list(COLUMNS))
@@ -50,16 +59,18 @@ def test_figure_3_claims_on_a_hand_built_table(tmp_path):
     section = fig3(SectionInput("jqpg_fig3", table(FACTORS), {}, tmp_path))
     c = claims_of(section)
     ours, verdict = c["JQPG over native order-based plans: DP-LD over EFREQ throughput"]
-    assert ours.startswith("all: 2.00x [") and "(12 patterns)" in ours and verdict == HOLDS
-    # DP-B and ZSTREAM tie: a tie is not support
-    assert c["JQPG over native tree-based plans: DP-B over ZSTREAM throughput"][1] == NOT_MEASURABLE
+    assert ours.startswith("2.00x [") and "(n=12)" in ours and verdict == HOLDS  # against the paper's 1.7x
+    # DP-B and ZSTREAM tie within 2%: the claimed 1.7x is excluded -- a tie is not support
+    assert c["JQPG over native tree-based plans: DP-B over ZSTREAM throughput"][1] == FAILS
     assert c["order-based: DP-LD and the JQPG heuristics comparable, no significant advantage of DP-LD"][1] == HOLDS
     # tree (1.0) below order (2.0): DP-B/DP-LD = 0.5 with a CI below 1
     ours, verdict = c["tree-based planners greatly outperform order-based ones (throughput; DP-B over DP-LD)"]
-    assert "DP-B/DP-LD: 0.50x" in ours and verdict == FAILS
+    assert ours.startswith("0.50x") and verdict == FAILS
     # the planned costs are compared in one model: Cost_tree of DP-LD's order (50) over DP-B's tree (100)
     assert "Cost_tree of DP-LD's order over DP-B's tree 0.50x" in ours
     assert (tmp_path / "figures" / "fig3_throughput.png").exists()
+    for claim in section.claims:
+        assert claim.rule  # every row states its rule
 
 
 def test_comparable_heuristics_are_judged_one_by_one(tmp_path):
@@ -70,14 +81,40 @@ def test_comparable_heuristics_are_judged_one_by_one(tmp_path):
     assert "DP-LD/GREEDY: 1.50x" in ours and "DP-LD/II-GREEDY: 1.00x" in ours and verdict == FAILS
 
 
-def test_an_effect_within_the_run_to_run_variation_is_not_measurable(tmp_path):
-    small = dict(FACTORS, **{"DP-LD": 1.2})
-    c = claims_of(fig3(SectionInput("jqpg_fig3", table(small, spread=1.3), {}, tmp_path)))
+def test_identical_plans_are_one_plan(tmp_path):
+    """DP-LD and GREEDY chose the same plan on every pattern but their timed runs differ by 1.6x (noise):
+    the same computation, so their ratio is 1 and they are comparable."""
+    t = table(dict(FACTORS, GREEDY=2.0 / 1.6))
+    t.loc[t["algorithm"].isin(["DP-LD", "GREEDY"]), "plan"] = "same"
+    c = claims_of(fig3(SectionInput("jqpg_fig3", t, {}, tmp_path)))
+    ours, verdict = c["order-based: DP-LD and the JQPG heuristics comparable, no significant advantage of DP-LD"]
+    assert "DP-LD/GREEDY: 1.00x" in ours and verdict == HOLDS
+
+
+def test_a_real_effect_smaller_than_claimed_is_partly(tmp_path):
+    c = claims_of(fig3(SectionInput("jqpg_fig3", table(dict(FACTORS, **{"DP-LD": 1.2})), {}, tmp_path)))
     ours, verdict = c["JQPG over native order-based plans: DP-LD over EFREQ throughput"]
-    assert ours.startswith("all: 1.20x") and verdict == NOT_MEASURABLE
-    # the same effect on runs that agree to 2%: measurable, and below the paper's 1.5x
-    c = claims_of(fig3(SectionInput("jqpg_fig3", table(small, spread=1.02), {}, tmp_path)))
-    assert c["JQPG over native order-based plans: DP-LD over EFREQ throughput"][1] == PARTLY
+    assert ours.startswith("1.20x") and verdict == PARTLY
+
+
+def test_capped_runs_enter_the_work_effect_as_bounds_and_are_counted(tmp_path):
+    """EFREQ stopped at the work cap on three patterns: no throughput was stored for them, so those pairs
+    are counted, not silently dropped, and EFREQ's work enters as lower bounds (the count its status names)."""
+    t = table(FACTORS)
+    work = t[t["metric"] == "throughput_eps"].assign(metric="work")
+    work["value"] = 1e6 / work["value"]
+    t = pd.concat([t, work], ignore_index=True)
+    cap = "capped: nfa evaluator: its joins examined 20000123 candidate combinations, past the cap of 20000000"
+    hit = (t["algorithm"] == "EFREQ") & t["pattern_id"].isin(["seq-3-0", "seq-3-1", "seq-3-2"])
+    evaluation = t["metric"].isin(["throughput_eps", "work", "throughput_spread"])
+    t = t[~(hit & evaluation)]  # a capped cell stores no throughput or work ...
+    hit = (t["algorithm"] == "EFREQ") & t["pattern_id"].isin(["seq-3-0", "seq-3-1", "seq-3-2"])
+    events = t[hit & (t["metric"] == "plan_cost")].assign(metric="events", value=100.0, status=cap)
+    t = pd.concat([t, events], ignore_index=True)  # ... only what it could measure, with its status
+    ours, verdict = claims_of(fig3(SectionInput("jqpg_fig3", t, {}, tmp_path)))["JQPG over native order-based plans: DP-LD over EFREQ throughput"]
+    assert "(n=9)" in ours and "3 workloads with a capped side left out" in ours
+    assert "work EFREQ/DP-LD" in ours and "3 lower bounds" in ours
+    assert verdict == HOLDS
 
 
 def test_figure_4_memory_claims_on_a_hand_built_table(tmp_path):
@@ -85,11 +122,30 @@ def test_figure_4_memory_claims_on_a_hand_built_table(tmp_path):
            "ZSTREAM": 3.0, "ZSTREAM-ORD": 2.0, "DP-B": 1.0}
     section = fig4(SectionInput("jqpg_fig4", table(mem, metric="peak_memory_bytes"), {}, tmp_path))
     c = claims_of(section)
-    ours, verdict = c["order-based JQPG plans' memory relative to EFREQ's"]
-    assert "GREEDY/EFREQ: 0.75x" in ours and verdict == HOLDS
+    ours, verdict = c["order-based JQPG plans use less memory than EFREQ's"]
+    assert "EFREQ/GREEDY 1.33x" in ours and verdict == HOLDS  # 75% of EFREQ's, inside the paper's 65-85%
     ours, verdict = c["DP-B uses up to ~4x less memory than ZSTREAM"]
-    assert "ZSTREAM/DP-B: 3.00x" in ours and verdict == HOLDS
-    assert c["II-GREEDY is slightly more memory-efficient than DP-LD"][1] == HOLDS
+    assert ours.startswith("3.00x") and verdict == PARTLY  # a real 3x, short of the claimed 4x
+    assert c["II-GREEDY is slightly more memory-efficient than DP-LD"][1] == PARTLY  # 1.07x, below BEATS
+
+
+def test_figure_6_trends_are_slopes_over_distinct_plans(tmp_path):
+    """Throughput ~ cost^-2 holds "1/x^c with c >= 1"; throughput flat in the cost does not."""
+    cells = []
+    for i in range(12):
+        cost = 10.0 * 2 ** i
+        for alg in ("GREEDY", "DP-LD"):
+            cells.append({"pattern": f"seq-3-{i}", "set": "seq", "algorithm": alg, "kind": "order", "plan": f"p{i}",
+                          "metrics": {"throughput_eps": 1e9 / cost ** 2 * (1.0 + 0.01 * (i % 3)), "plan_cost": cost,
+                                      "peak_memory_bytes": 5.0 * cost, "plan_cost_tree": cost}})
+    c = claims_of(fig6(SectionInput("jqpg_fig6", rows(cells), {}, tmp_path)))
+    ours, verdict = c["nasdaq/order: throughput falls as the plan cost grows"]
+    assert verdict == HOLDS and "12 distinct plans" in ours  # GREEDY and DP-LD planned alike: one observation each
+    assert c["nasdaq/order: memory grows with the plan cost"][1] == HOLDS
+    for cell in cells:
+        cell["metrics"]["throughput_eps"] = 1000.0 * (1.0 + 0.01 * (int(cell["pattern"].split("-")[-1]) % 3))
+    c = claims_of(fig6(SectionInput("jqpg_fig6", rows(cells), {}, tmp_path)))
+    assert c["nasdaq/order: throughput falls as the plan cost grows"][1] == FAILS
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 
 from experiments.reporting import rules
-from experiments.reporting.rules import FAILS, HOLDS, NOT_MEASURABLE, PARTLY, UNCHECKED, Interval
+from experiments.reporting.rules import (
+    FAILS,
+    HOLDS,
+    NOT_MEASURABLE,
+    PARTLY,
+    UNCHECKED,
+    Interval,
+)
 
 
 def ratio(est, lo, hi, n=20, sd=0.5, lower=0, upper=0):
@@ -108,3 +115,53 @@ def test_every_method_has_a_style_no_other_method_has():
 
     pairs = Counter((s.color, s.marker) for s in ALGORITHM_STYLE.values())
     assert [p for p, k in pairs.items() if k > 1] == []
+
+
+# ---- the rules appended for the JQPG, NEXT and MOTTO sections ------------------------------------------
+@pytest.mark.parametrize("lo, hi, verdict", [
+    (0.85, 1.3, HOLDS),            # comparable or better: the CI stays above 1/1.25
+    (0.5, 0.7, FAILS),             # worse than the band allows
+    (0.7, 1.1, NOT_MEASURABLE),    # reaches below 1/1.25 and above it
+])
+def test_not_worse_is_non_inferiority(lo, hi, verdict):
+    v = rules.not_worse(ratio(math.sqrt(lo * hi), lo, hi), rules.COMPARABLE)
+    assert v.verdict == verdict
+    assert (v.needed is not None) == (verdict == NOT_MEASURABLE)
+
+
+def test_not_worse_with_bounds_keeps_only_the_side_they_cannot_move():
+    # lower bounds can only rise: a "does not hold" on them could be overturned
+    assert rules.not_worse(ratio(0.6, 0.5, 0.7, lower=3)).verdict == NOT_MEASURABLE
+    assert rules.not_worse(ratio(1.1, 0.9, 1.3, lower=3)).verdict == HOLDS
+
+
+def test_all_of_is_decided_by_the_weakest_part():
+    holds = rules.at_least(ratio(2.0, 1.8, 2.2), 1.5)
+    partly = rules.at_least(ratio(1.2, 1.1, 1.3), 1.5)
+    fails = rules.at_least(ratio(0.8, 0.7, 0.9), 1.5)
+    assert rules.all_of([holds, partly]).verdict == PARTLY
+    v = rules.all_of([holds, partly, fails])
+    assert v.verdict == FAILS and v.effect == fails.effect
+    unchecked = rules.at_least(ratio(2.0, math.nan, math.nan, n=1), 1.5)
+    assert rules.all_of([holds, unchecked]).verdict == UNCHECKED
+    assert rules.all_of([fails, unchecked]).verdict == FAILS  # one excluded part decides
+    assert rules.all_of([]).verdict == UNCHECKED
+    strong = rules.at_least(ratio(5.0, 4.0, 6.0), 1.5)
+    assert rules.all_of([strong, holds]).effect == holds.effect  # the part nearest to failing is shown
+
+
+def test_semilog_slope_is_the_slope_of_log_y_on_x_itself():
+    x = np.array([0.0, 0.25, 0.5, 0.75, 1.0] * 3)
+    noise = np.array([1.0, 1.01, 0.99] * 5)
+    e = rules.semilog_slope_interval(x, np.exp(0.7 * x) * noise)
+    assert e.scale == "slope" and e.lo < 0.7 < e.hi and e.hi - e.lo < 0.1
+    assert rules.at_least(e, rules.TREND).verdict == HOLDS
+    flat = rules.semilog_slope_interval(x, noise)
+    assert rules.at_least(flat, rules.TREND).verdict == FAILS
+
+
+def test_none_differ_is_a_deterministic_equality_that_can_fail():
+    assert rules.none_differ(0, 18).verdict == HOLDS
+    v = rules.none_differ(2, 18, "cells")
+    assert v.verdict == FAILS and v.ours == "2 of 18 differ" and "cells" in v.rule
+    assert rules.none_differ(0, 0).verdict == UNCHECKED
