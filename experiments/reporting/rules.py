@@ -232,3 +232,8 @@ def pooled(ratios_by_method: dict[str, dict[object, float]]) -> dict[object, flo
         if vals:
             out[w] = float(np.exp(np.mean(np.log(vals))))
     return out
+
+
+#: the stated size of a bare trend ("grows with", "improves with", "scales with"): the slope of
+#: log(metric) on log(parameter) at which the metric rises by BEATS per doubling of the parameter
+GROWS = math.log(BEATS) / math.log(2)
