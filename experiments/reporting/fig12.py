@@ -32,8 +32,22 @@ import pandas as pd
 
 from experiments.reporting.core import UNCHECKED, Claim, Section, SectionInput
 from experiments.reporting.mcep import CLIP_MARGIN, CLIPPED, X_LABELS, _counts_claim
-from experiments.reporting.mcep_paired import LOCAL, cell_table, counts, interval, paired, slope, worst
-from experiments.reporting.plotstyle import finish_axes, log_axis, pyplot, save_figure, style
+from experiments.reporting.mcep_paired import (
+    LOCAL,
+    cell_table,
+    counts,
+    interval,
+    paired,
+    slope,
+    worst,
+)
+from experiments.reporting.plotstyle import (
+    finish_axes,
+    log_axis,
+    pyplot,
+    save_figure,
+    style,
+)
 from experiments.reporting.rules import BEATS, GROWS, Verdict, at_least
 
 ALGS = ["SA-EDGE", "TS-EDGE", "SH-MDT", "SH-RR", "SH", "RE"]

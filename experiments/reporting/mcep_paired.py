@@ -6,8 +6,11 @@ Every method ran on it, so an effect is the ratio of two methods on the same wor
 ``n`` counts workloads.  Two rules make ``n`` honest:
 
 * methods pooled in one claim (SA-EDGE and TS-EDGE as "the local search") give one observation per
-  workload: the geometric mean over their *distinct* plans (the ``plan`` digest of the rows), so two
-  searches that returned the same plan are one plan measured twice, not two observations;
+  workload: the geometric mean over their *distinct* plans, so two searches that returned the same
+  plan are one plan measured twice, not two observations.  Two plans are the same when their rows
+  agree on the ``plan`` digest, the planned cost and the work: the stored digest covers the local
+  plans only (:func:`experiments.exps.mcep_figs.plan_digest`), not the nodes a plan shares, and
+  the deterministic work tells two sharings of the same local plans apart;
 * a method whose plan is the baseline's own plan has a ratio of exactly 1 on that workload: the same
   plan does the same work, and the throughput difference between its two timings is run-to-run noise.
 
@@ -23,12 +26,23 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-from experiments.reporting.rules import FAILS, HOLDS, NOT_MEASURABLE, PARTLY, UNCHECKED, Interval, Verdict, ratio_interval, slope_interval
+from experiments.reporting.rules import (
+    FAILS,
+    HOLDS,
+    NOT_MEASURABLE,
+    PARTLY,
+    UNCHECKED,
+    Interval,
+    Verdict,
+    paired_slope_interval,
+    ratio_interval,
+    slope_interval,
+)
 
 WORKLOAD = ["dataset", "x_name", "x_value", "seed"]
 LOCAL = ("SA-EDGE", "TS-EDGE")
@@ -56,14 +70,23 @@ def cell_table(df: pd.DataFrame) -> pd.DataFrame:
         return float(json.loads(r["params"]).get("max_work") or math.nan)
 
     t["work_cap"] = t.apply(cap, axis=1) if len(t) else []
-    for m in ("throughput_eps", "work"):
+    for m in ("throughput_eps", "work", "plan_cost", "trivial_cost"):
         if m not in t:
             t[m] = math.nan
+    t["cost_gain"] = t["trivial_cost"] / t["plan_cost"]  # the planned cost gain over the trivial plan
     return t
 
 
 def _gm(values: Sequence[float]) -> float:
     return float(np.exp(np.mean(np.log(values))))
+
+
+def _plan_key(r: pd.Series, alg: str) -> tuple:
+    """What identifies a cell's global plan: digest, planned cost and work (else the method alone)."""
+    cost = r.get("plan_cost", math.nan)
+    if isinstance(r["plan"], str) and r["plan"] and not r["capped"] and r["work"] >= 0 and math.isfinite(cost):
+        return (r["plan"], float(cost), float(r["work"]))
+    return (alg,)
 
 
 def paired(t: pd.DataFrame, num: str | Sequence[str], den: str, metric: str = "throughput_eps") -> pd.DataFrame:
@@ -82,12 +105,11 @@ def paired(t: pd.DataFrame, num: str | Sequence[str], den: str, metric: str = "t
         b = g.loc[den]
         groups: dict = {}
         for a in have:  # methods with one plan are one observation
-            plan = g.loc[a, "plan"]
-            groups.setdefault(plan if isinstance(plan, str) and plan else a, []).append(g.loc[a])
+            groups.setdefault(_plan_key(g.loc[a], a), []).append(g.loc[a])
         shared = len(groups) < len(have)
         ratios, lower, upper = [], False, False
         for plan, rs in groups.items():
-            same = isinstance(b["plan"], str) and bool(b["plan"]) and plan == b["plan"]
+            same = plan == _plan_key(b, den)
             shared = shared or same
             if same:
                 ratios.append(1.0)
@@ -109,6 +131,29 @@ def paired(t: pd.DataFrame, num: str | Sequence[str], den: str, metric: str = "t
         rows.append({**dict(zip(WORKLOAD, key)), "ratio": _gm(ratios) if ratios else math.nan,
                      "lower": lower and not upper, "upper": upper and not lower, "same_plan": shared})
     return pd.DataFrame(rows, columns=WORKLOAD + ["ratio", "lower", "upper", "same_plan"])
+
+
+def values(t: pd.DataFrame, num: str | Sequence[str], column: str) -> pd.DataFrame:
+    """Per workload, a cell ``column`` of ``num`` (several methods pooled over their distinct plans), in
+    the frame of :func:`paired` (``ratio`` is the value; capped cells have none)."""
+    nums = [num] if isinstance(num, str) else list(num)
+    rows = []
+    for key, g in t[t["algorithm"].isin(nums)].groupby(WORKLOAD, sort=True):
+        groups: dict = {}
+        for _, r in g.iterrows():
+            groups.setdefault(_plan_key(r, r["algorithm"]), []).append(r)
+        vals = [_gm(v) for v in ([r[column] for r in rs if not r["capped"] and r[column] > 0] for rs in groups.values()) if v]
+        rows.append({**dict(zip(WORKLOAD, key)), "ratio": _gm(vals) if vals else math.nan, "lower": False, "upper": False,
+                     "same_plan": len(groups) < len(g)})
+    return pd.DataFrame(rows, columns=WORKLOAD + ["ratio", "lower", "upper", "same_plan"])
+
+
+def within_slope(p: pd.DataFrame) -> Interval:
+    """The trend of :func:`paired` / :func:`values` rows over a parameter swept on the same workload
+    (same seed): one slope per seed, the interval over seeds (:func:`rules.paired_slope_interval`)."""
+    p = p.dropna(subset=["ratio"])
+    p = p[~(p["lower"] | p["upper"])]
+    return paired_slope_interval([(g["x_value"].tolist(), g["ratio"].tolist()) for _, g in p.groupby(["dataset", "seed"])])
 
 
 def interval(p: pd.DataFrame) -> Interval:
