@@ -108,3 +108,15 @@ def test_every_method_has_a_style_no_other_method_has():
 
     pairs = Counter((s.color, s.marker) for s in ALGORITHM_STYLE.values())
     assert [p for p, k in pairs.items() if k > 1] == []
+
+
+def test_paired_slope_interval_counts_workloads_and_their_spread():
+    """One slope per workload (its own points), the interval over workloads: n is the number of
+    workloads, and workloads that disagree give an interval that contains 0."""
+    x = [1.0, 2.0, 4.0, 8.0]
+    same = rules.paired_slope_interval([(x, [10 * v ** 0.5 for v in x]) for _ in range(3)])
+    assert same.n == 3 and same.estimate == pytest.approx(0.5) and same.lo == pytest.approx(0.5)
+    split = rules.paired_slope_interval([(x, [v ** 0.5 for v in x]), (x, [v ** -0.5 for v in x]), (x, [1.0] * 4)])
+    assert split.n == 3 and split.lo < 0 < split.hi
+    assert rules.at_least(split, rules.GROWS).verdict == NOT_MEASURABLE
+    assert rules.paired_slope_interval([(x, [1.0, 2.0, 3.0, 4.0])]).n == 1  # one workload: no interval
