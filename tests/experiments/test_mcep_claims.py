@@ -10,11 +10,24 @@ import numpy as np
 import pandas as pd
 
 from experiments.reporting import rules
-from experiments.reporting.core import FAILS, HOLDS, NOT_MEASURABLE, UNCHECKED, SectionInput
+from experiments.reporting.core import (
+    FAILS,
+    HOLDS,
+    NOT_MEASURABLE,
+    UNCHECKED,
+    SectionInput,
+)
 from experiments.reporting.fig12 import _claims as fig12_claims
 from experiments.reporting.fig12 import fig12
 from experiments.reporting.mcep import _fig11_claims
-from experiments.reporting.mcep_paired import LOCAL, cell_table, interval, paired, values, within_slope
+from experiments.reporting.mcep_paired import (
+    LOCAL,
+    cell_table,
+    interval,
+    paired,
+    values,
+    within_slope,
+)
 from experiments.running.store import COLUMNS
 
 PARAMS = json.dumps({"max_work": 1000000})
