@@ -219,7 +219,7 @@ def fig12(inp: SectionInput) -> Section:
             for alg in [a for a in ALGS if a in set(t["algorithm"])]:
                 pts = _points(t, alg, sweep)
                 notes.append(f"{ds}, {sweep}, {alg}: " + "; ".join(
-                    f"{x:g}: {m:.2f}x [{lo:.2f}, {hi:.2f}]{' (capped seed left out)' if cap else ''}" for x, m, lo, hi, cap in pts))
+                    f"{x:g}: {m:.2f}x{f' [{lo:.2f}, {hi:.2f}]' if hi > lo else ''}{' (capped seed left out)' if cap else ''}" for x, m, lo, hi, cap in pts))
         w = df[(df["dataset"] == ds) & (df["metric"] == "plan_time_s") & (df["x_name"] == "workload_size")]
         if len(w):
             pt = w.groupby(["algorithm", "x_value"])["value"].median()
