@@ -171,7 +171,7 @@ def _panel(ax, t: pd.DataFrame, sweep: str) -> None:
         ax.plot(x[full], m[full], linestyle="none", marker=st.marker, color=st.color, markersize=5, label=alg)
         if (~full).any():
             ax.plot(x[~full], m[~full], linestyle="none", marker=st.marker, markerfacecolor="white",
-                    markeredgecolor=st.color, markersize=7, markeredgewidth=1.4)
+                    markeredgecolor=st.color, markersize=7, markeredgewidth=1.4, zorder=4)
     ax.axhline(1.0, color="#7F7F7F", linewidth=0.8, linestyle=":")
     means = [p[1] for a in algs for p in _points(t, a, sweep)] + [1.0]
     ax.set_ylim(min(means) / CLIP_MARGIN, max(means) * CLIP_MARGIN)

@@ -28,6 +28,7 @@ from experiments.reporting.core import (
 from experiments.reporting.mcep_paired import (
     LOCAL,
     WORKLOAD,
+    capped_points,
     cell_table,
     counts,
     interval,
@@ -82,9 +83,12 @@ def gains(df: pd.DataFrame, sweep: str, metric: str = "throughput_eps", base: st
     return out
 
 
-def _plot(g: dict, sweep: str, title: str, out_dir, name: str, ylabel: str) -> list:
+def _plot(g: dict, sweep: str, title: str, out_dir, name: str, ylabel: str, capped: dict | None = None) -> list:
+    """One gain plot; ``capped`` ({algorithm: {x}}) marks with an open marker the points where a seed
+    hit a cap and is left out."""
     if not g:
         return []
+    capped = capped or {}
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(5.2, 3.2))
     for alg in [a for a in ORDER if a in g] + sorted(a for a in g if a not in ORDER):
@@ -96,6 +100,13 @@ def _plot(g: dict, sweep: str, title: str, out_dir, name: str, ylabel: str) -> l
         st = style(alg)
         err = [[m - lo for m, lo in zip(means, lows)], [hi - m for m, hi in zip(means, highs)]]
         ax.errorbar(xs, means, yerr=err, color=st.color, marker=st.marker, label=alg, capsize=2, linewidth=1.2, markersize=5)
+        open_pts = [(x, m) for x, m in zip(xs, means) if x in capped.get(alg, ())]
+        if open_pts:
+            ax.plot(*zip(*open_pts), linestyle="none", marker=st.marker, markerfacecolor="white", markeredgecolor=st.color,
+                    markersize=7, markeredgewidth=1.4, zorder=4)  # above every method's filled markers
+    if any(capped.get(a) for a in g):
+        ax.plot([], [], linestyle="none", marker="o", markerfacecolor="white", markeredgecolor="#333333", markersize=7,
+                label="open: a seed hit the cap (left out)")
     ax.axhline(1.0, color="#7F7F7F", linewidth=0.8, linestyle=":")
     ax.set_ylim(*_gain_limits(g))
     if sweep == "search_time":
@@ -146,12 +157,14 @@ def _counts_claim(df: pd.DataFrame) -> Claim:
 
 def _section(inp: SectionInput, title: str, sweeps: list[str], claims_fn) -> Section:
     df = inp.table
+    cells = cell_table(df)
     figs, notes = [], []
     for sweep in sweeps:
         base = "static" if sweep == "reshuffle_every" else "TRIVIAL"
         g = gains(df, sweep, base=base)
         label = "throughput, adaptive / static" if base == "static" else "throughput gain over TRIVIAL"
-        figs += _plot(g, sweep, f"{inp.experiment}: {label}", inp.figure_dir, f"{inp.experiment}_{sweep}", label + " (x)")
+        figs += _plot(g, sweep, f"{inp.experiment}: {label}", inp.figure_dir, f"{inp.experiment}_{sweep}", label + " (x)",
+                      capped=capped_points(_sweep(cells, sweep), base))
         for alg in [a for a in ORDER if a in g]:
             notes.append(f"{sweep}, {alg} ({label}): {_fmt(g, alg)}")
         if base == "TRIVIAL":

@@ -170,6 +170,16 @@ def slope(p: pd.DataFrame) -> Interval:
     return slope_interval(p["x_value"].tolist(), p["ratio"].tolist())
 
 
+def capped_points(t: pd.DataFrame, base: str) -> dict:
+    """{algorithm: {swept value}} where a seed's throughput ratio over ``base`` is missing because a
+    side hit a cap (what a plot marks as open)."""
+    out: dict = {}
+    for alg in sorted(set(t["algorithm"]) - {base}):
+        p = paired(t, alg, base)
+        out[alg] = set(p.loc[p["ratio"].isna(), "x_value"])
+    return out
+
+
 def counts(p: pd.DataFrame) -> str:
     """What the report says beside an effect: left-out workloads and identical plans."""
     parts = []
