@@ -19,7 +19,8 @@ Throughput is the papers' metric; ``work`` (candidate combinations the joins exa
 no throughput, so a throughput ratio with a capped side is left out (and counted); its work is known
 to exceed the cap when the work cap stopped it (``max_work`` of the cell's parameters), so a work gain
 over a capped baseline enters as a *lower bound* (cap / work) and one of a capped method as an
-*upper bound* (work / cap), as :func:`experiments.reporting.rules.ratio_interval` takes them.
+*upper bound* (work / cap), as :func:`experiments.reporting.rules.ratio_interval` takes them.  In a pool
+a capped plan without a value is left out of the pool's throughput, the others stand for the workload.
 """
 
 from __future__ import annotations
