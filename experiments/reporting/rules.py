@@ -234,10 +234,10 @@ def pooled(ratios_by_method: dict[str, dict[object, float]]) -> dict[object, flo
     return out
 
 
-# ---- rules appended for the JQPG, NEXT and MOTTO sections ----------------------------------------------
-#: the smallest meaningful slope of a bare trend ("grows with", "falls as"): log(metric) against
-#: log(parameter), so a tenfold parameter moves the metric by 10^0.1 = 1.26x (about COMPARABLE)
-TREND = 0.1
+#: the stated size of a bare trend ("grows with", "falls as", "improves with", "scales with"): the slope
+#: of log(metric) on log(parameter) at which the metric moves by BEATS per doubling of the parameter
+#: (a tenfold parameter: 1.37x); on a semi-log slope (a parameter r in [0, 1]) BEATS from r = 0 to 1
+TREND = math.log(BEATS) / math.log(2)
 #: the band of "linear" on a log-log slope (1 +- LINEAR) and of "flat" (0 +- LINEAR)
 LINEAR = 0.2
 
@@ -294,3 +294,23 @@ def none_differ(differing: int, total: int, what: str = "cells") -> Verdict:
     if total == 0:
         return Verdict(UNCHECKED, e, rule)
     return Verdict(HOLDS if differing == 0 else FAILS, e, rule)
+
+
+
+def paired_slope_interval(series: Sequence[tuple[Sequence[float], Sequence[float]]]) -> Interval:
+    """A trend over a parameter that varies *within* each workload (the same workload planned with
+    longer searches, the same stream reshuffled more often): one slope of log(y) on log(x) per
+    workload (``series`` holds each workload's (x, y); at least two distinct positive x), and the
+    Student-t 95% CI of their mean, so ``n`` counts workloads, not points."""
+    slopes = []
+    for x, y in series:
+        x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        keep = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
+        if keep.sum() >= 2 and np.ptp(np.log(x[keep])) > 0:
+            slopes.append(round(float(np.polyfit(np.log(x[keep]), np.log(y[keep]), 1)[0]), 12))  # below: float rounding
+    n = len(slopes)
+    if n < 2:
+        return Interval(slopes[0] if slopes else math.nan, math.nan, math.nan, n, "slope")
+    m, sd = float(np.mean(slopes)), float(np.std(slopes, ddof=1))
+    half = _t(n) * sd / math.sqrt(n)
+    return Interval(m, m - half, m + half, n, "slope", log_sd=sd)

@@ -165,3 +165,15 @@ def test_none_differ_is_a_deterministic_equality_that_can_fail():
     v = rules.none_differ(2, 18, "cells")
     assert v.verdict == FAILS and v.ours == "2 of 18 differ" and "cells" in v.rule
     assert rules.none_differ(0, 0).verdict == UNCHECKED
+
+
+def test_paired_slope_interval_counts_workloads_and_their_spread():
+    """One slope per workload (its own points), the interval over workloads: n is the number of
+    workloads, and workloads that disagree give an interval that contains 0."""
+    x = [1.0, 2.0, 4.0, 8.0]
+    same = rules.paired_slope_interval([(x, [10 * v ** 0.5 for v in x]) for _ in range(3)])
+    assert same.n == 3 and same.estimate == pytest.approx(0.5) and same.lo == pytest.approx(0.5)
+    split = rules.paired_slope_interval([(x, [v ** 0.5 for v in x]), (x, [v ** -0.5 for v in x]), (x, [1.0] * 4)])
+    assert split.n == 3 and split.lo < 0 < split.hi
+    assert rules.at_least(split, rules.TREND).verdict == NOT_MEASURABLE
+    assert rules.paired_slope_interval([(x, [1.0, 2.0, 3.0, 4.0])]).n == 1  # one workload: no interval

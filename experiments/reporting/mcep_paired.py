@@ -1,0 +1,198 @@
+"""Paired effects of the MCEP experiments (Figures 10-14, SIGMOD'19 Section 6 and App. D) for the rule set
+of :mod:`experiments.reporting.rules`.
+
+A *workload* is one (dataset, swept parameter, value, seed): a seeded pattern workload over its stream.
+Every method ran on it, so an effect is the ratio of two methods on the same workload (paired), and
+``n`` counts workloads.  Two rules make ``n`` honest:
+
+* methods pooled in one claim (SA-EDGE and TS-EDGE as "the local search") give one observation per
+  workload: the geometric mean over their *distinct* plans, so two searches that returned the same
+  plan are one plan measured twice, not two observations.  Two plans are the same when their rows
+  agree on the ``plan`` digest, the planned cost and the work: the stored digest covers the local
+  plans only (:func:`experiments.exps.mcep_figs.plan_digest`), not the nodes a plan shares, and
+  the deterministic work tells two sharings of the same local plans apart;
+* a method whose plan is the baseline's own plan has a ratio of exactly 1 on that workload: the same
+  plan does the same work, and the throughput difference between its two timings is run-to-run noise.
+
+Throughput is the papers' metric; ``work`` (candidate combinations the joins examined,
+:mod:`evaluators.multi.runtime`) is deterministic and judged beside it.  A run stopped at a cap stores
+no throughput, so a throughput ratio with a capped side is left out (and counted); its work is known
+to exceed the cap when the work cap stopped it (``max_work`` of the cell's parameters), so a work gain
+over a capped baseline enters as a *lower bound* (cap / work) and one of a capped method as an
+*upper bound* (work / cap), as :func:`experiments.reporting.rules.ratio_interval` takes them.  In a pool
+a capped plan without a value is left out of the pool's throughput, the others stand for the workload.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from experiments.reporting.rules import (
+    FAILS,
+    HOLDS,
+    NOT_MEASURABLE,
+    PARTLY,
+    UNCHECKED,
+    Interval,
+    Verdict,
+    paired_slope_interval,
+    ratio_interval,
+    slope_interval,
+)
+
+WORKLOAD = ["dataset", "x_name", "x_value", "seed"]
+LOCAL = ("SA-EDGE", "TS-EDGE")
+WORK_CAP = "candidate combinations"  # the status text of a run stopped by the work cap
+#: the verdicts from worst to best, for a claim that needs every one of several comparisons
+WORST_FIRST = (FAILS, NOT_MEASURABLE, UNCHECKED, PARTLY, HOLDS)
+
+
+def cell_table(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per (workload, algorithm): its metrics (ok rows), ``plan`` digest, ``capped`` and
+    ``work_cap`` (the work bound a work-capped run exceeded, else NaN)."""
+    d = df.copy()
+    if "dataset" not in d:
+        d["dataset"] = ""
+    d["capped"] = d["status"].astype(str).str.startswith("capped")
+    keys = WORKLOAD + ["algorithm"]
+    metrics = d[~d["capped"]].pivot_table(index=keys, columns="metric", values="value", aggfunc="first")
+    meta = d.groupby(keys).agg(plan=("plan", "first"), capped=("capped", "any"), status=("status", "first"),
+                               params=("params", "first"))
+    t = meta.join(metrics, how="left").reset_index()
+
+    def cap(r) -> float:
+        if not r["capped"] or WORK_CAP not in str(r["status"]):
+            return math.nan
+        return float(json.loads(r["params"]).get("max_work") or math.nan)
+
+    t["work_cap"] = t.apply(cap, axis=1) if len(t) else []
+    for m in ("throughput_eps", "work", "plan_cost", "trivial_cost"):
+        if m not in t:
+            t[m] = math.nan
+    t["cost_gain"] = t["trivial_cost"] / t["plan_cost"]  # the planned cost gain over the trivial plan
+    return t
+
+
+def _gm(values: Sequence[float]) -> float:
+    return float(np.exp(np.mean(np.log(values))))
+
+
+def _plan_key(r: pd.Series, alg: str) -> tuple:
+    """What identifies a cell's global plan: digest, planned cost and work (else the method alone)."""
+    cost = r.get("plan_cost", math.nan)
+    if isinstance(r["plan"], str) and r["plan"] and not r["capped"] and r["work"] >= 0 and math.isfinite(cost):
+        return (r["plan"], float(cost), float(r["work"]))
+    return (alg,)
+
+
+def paired(t: pd.DataFrame, num: str | Sequence[str], den: str, metric: str = "throughput_eps") -> pd.DataFrame:
+    """Per workload, the effect of ``num`` (one method or several pooled) over ``den``: throughput
+    num/den, or with ``metric="work"`` the work gain den/num.  Columns: the workload keys, ``ratio``,
+    ``lower`` / ``upper`` (a bound from a capped run), ``same_plan`` (a pooled method returned the
+    baseline's plan or the pooled methods one plan); ``ratio`` is NaN where a capped side leaves no
+    value (left out)."""
+    nums = [num] if isinstance(num, str) else list(num)
+    rows = []
+    for key, g in t[t["algorithm"].isin(nums + [den])].groupby(WORKLOAD, sort=True):
+        g = g.set_index("algorithm")
+        have = [a for a in nums if a in g.index]
+        if den not in g.index or not have:
+            continue
+        b = g.loc[den]
+        groups: dict = {}
+        for a in have:  # methods with one plan are one observation
+            groups.setdefault(_plan_key(g.loc[a], a), []).append(g.loc[a])
+        shared = len(groups) < len(have)
+        ratios, lower, upper = [], False, False
+        for plan, rs in groups.items():
+            same = plan == _plan_key(b, den)
+            shared = shared or same
+            if same:
+                ratios.append(1.0)
+                continue
+            if metric == "work":
+                a_cap, b_cap = rs[0]["work_cap"], b["work_cap"]
+                a_w = rs[0]["work"] if not rs[0]["capped"] else a_cap
+                b_w = b["work"] if not b["capped"] else b_cap
+                if not (a_w > 0 and b_w > 0) or (rs[0]["capped"] and b["capped"]):
+                    continue
+                lower |= bool(b["capped"])
+                upper |= bool(rs[0]["capped"])
+                ratios.append(b_w / a_w)
+            else:
+                vals = [r[metric] for r in rs if not r["capped"] and r[metric] > 0]
+                if b["capped"] or not vals or not b[metric] > 0:
+                    continue
+                ratios.append(_gm(vals) / b[metric])
+        rows.append({**dict(zip(WORKLOAD, key)), "ratio": _gm(ratios) if ratios else math.nan,
+                     "lower": lower and not upper, "upper": upper and not lower, "same_plan": shared})
+    return pd.DataFrame(rows, columns=WORKLOAD + ["ratio", "lower", "upper", "same_plan"])
+
+
+def values(t: pd.DataFrame, num: str | Sequence[str], column: str) -> pd.DataFrame:
+    """Per workload, a cell ``column`` of ``num`` (several methods pooled over their distinct plans), in
+    the frame of :func:`paired` (``ratio`` is the value; capped cells have none)."""
+    nums = [num] if isinstance(num, str) else list(num)
+    rows = []
+    for key, g in t[t["algorithm"].isin(nums)].groupby(WORKLOAD, sort=True):
+        groups: dict = {}
+        for _, r in g.iterrows():
+            groups.setdefault(_plan_key(r, r["algorithm"]), []).append(r)
+        vals = [_gm(v) for v in ([r[column] for r in rs if not r["capped"] and r[column] > 0] for rs in groups.values()) if v]
+        rows.append({**dict(zip(WORKLOAD, key)), "ratio": _gm(vals) if vals else math.nan, "lower": False, "upper": False,
+                     "same_plan": len(groups) < len(g)})
+    return pd.DataFrame(rows, columns=WORKLOAD + ["ratio", "lower", "upper", "same_plan"])
+
+
+def within_slope(p: pd.DataFrame) -> Interval:
+    """The trend of :func:`paired` / :func:`values` rows over a parameter swept on the same workload
+    (same seed): one slope per seed, the interval over seeds (:func:`rules.paired_slope_interval`)."""
+    p = p.dropna(subset=["ratio"])
+    p = p[~(p["lower"] | p["upper"])]
+    return paired_slope_interval([(g["x_value"].tolist(), g["ratio"].tolist()) for _, g in p.groupby(["dataset", "seed"])])
+
+
+def interval(p: pd.DataFrame) -> Interval:
+    """The rule set's interval of the paired ratios (bounds flagged)."""
+    p = p.dropna(subset=["ratio"])
+    return ratio_interval(p["ratio"].tolist(), lower=p["lower"].tolist(), upper=p["upper"].tolist())
+
+
+def slope(p: pd.DataFrame) -> Interval:
+    """The slope of log(ratio) on log(swept value) over the workloads (bounds left out: a slope has no
+    one-sided reading)."""
+    p = p.dropna(subset=["ratio"])
+    p = p[~(p["lower"] | p["upper"])]
+    return slope_interval(p["x_value"].tolist(), p["ratio"].tolist())
+
+
+def capped_points(t: pd.DataFrame, base: str) -> dict:
+    """{algorithm: {swept value}} where a seed's throughput ratio over ``base`` is missing because a
+    side hit a cap (what a plot marks as open)."""
+    out: dict = {}
+    for alg in sorted(set(t["algorithm"]) - {base}):
+        p = paired(t, alg, base)
+        out[alg] = set(p.loc[p["ratio"].isna(), "x_value"])
+    return out
+
+
+def counts(p: pd.DataFrame) -> str:
+    """What the report says beside an effect: left-out workloads and identical plans."""
+    parts = []
+    left = int(p["ratio"].isna().sum())
+    if left:
+        parts.append(f"{left} workload(s) left out (a side capped: no value)")
+    same = int(p["same_plan"].sum())
+    if same:
+        parts.append(f"{same} of {len(p)} workloads with identical plans counted once")
+    return "; ".join(parts)
+
+
+def worst(verdicts: Sequence[Verdict]) -> str:
+    """The verdict of a claim that needs every one of ``verdicts``: the worst of them."""
+    return min((v.verdict for v in verdicts), key=WORST_FIRST.index) if verdicts else UNCHECKED
