@@ -133,15 +133,6 @@ def log_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, fl
     return math.exp(m), math.exp(lo), math.exp(hi), n
 
 
-def interval_order(a: Sequence[float], b: Sequence[float]) -> str:
-    """Where ``log_ci`` interval ``a`` lies against ``b``: "above", "below" or "overlap"."""
-    if a[1] > b[2]:
-        return "above"
-    if a[2] < b[1]:
-        return "below"
-    return "overlap"
-
-
 def paired_ratios(w: pd.DataFrame, metric: str, num: str, den: str, by: Sequence[str] = ("dataset", "pattern_id", "alpha", "strategy")) -> pd.Series:
     """Per pattern (and alpha and strategy), ``metric`` of algorithm ``num`` over that of ``den``:
     the two plans of one pattern compared on the same stream (cells lacking either are left out)."""
@@ -161,35 +152,6 @@ def fmt_ratio(values: Sequence[float]) -> str:
     if n == 1:
         return f"{gm:.2f}x (1 pattern)"
     return f"{gm:.2f}x [{lo:.2f}, {hi:.2f}] ({n} patterns)"
-
-
-def ratio_verdict(values: Sequence[float], strong: float, noise: float = 1.0) -> str:
-    """The verdict on "this ratio exceeds 1, by ``strong`` or more": the geometric mean and its 95%
-    CI over patterns; ``not measurable`` when the CI contains 1 or the mean lies within the
-    run-to-run ``noise`` factor; ``does not hold`` when the CI lies below 1; ``holds`` when the
-    mean reaches ``strong``; else ``partly``."""
-    gm, lo, hi, n = log_ci(values)
-    if n < 2:
-        return UNCHECKED
-    if lo <= 1.0 <= hi or 1.0 / noise <= gm <= noise:
-        return NOT_MEASURABLE
-    if hi < 1.0:
-        return FAILS
-    return HOLDS if gm >= strong else PARTLY
-
-
-def equivalence_verdict(values: Sequence[float], band: float = 1.25) -> str:
-    """The verdict on "comparable" (a ratio near 1): ``holds`` when the 95% CI of the geometric
-    mean lies within ``[1/band, band]``; ``does not hold`` when it lies wholly outside; else
-    ``partly``."""
-    gm, lo, hi, n = log_ci(values)
-    if n < 2:
-        return UNCHECKED
-    if lo >= 1.0 / band and hi <= band:
-        return HOLDS
-    if lo > band or hi < 1.0 / band:
-        return FAILS
-    return PARTLY
 
 
 def run_to_run_noise(table: pd.DataFrame) -> float:
