@@ -37,7 +37,7 @@ from functools import lru_cache
 import numpy as np
 
 from cep.events import Event, EventStream
-from experiments.data.trend_streams import BURSTY_STOCK, ENDS, STARTS
+from experiments.data.trend_pools import BURSTY_STOCK, ENDS, STARTS
 
 #: the paper's stock stream (HAMLET Section 5.1 / 5.2)
 PAPER = {"companies": 220, "events_per_minute": 4500, "burst_mean": 120.0, "hours": 8, "events": 2_000_000}
@@ -49,10 +49,10 @@ BURST_MEAN, POOL_SHARE, KLEENE_SHARE = 120.0, 0.5, 0.6
 @lru_cache(maxsize=1)
 def _bars() -> tuple[list[str], dict[str, list[dict]]]:
     """The tickers (most bars first, then by name) and each ticker's bars' attributes in time order."""
-    from experiments.data.trend_streams import _dataset
+    from experiments.data.datasets import load_dataset
 
     bars: dict[str, list[dict]] = {}
-    for e in _dataset("nasdaq"):
+    for e in load_dataset("nasdaq"):
         bars.setdefault(e.type, []).append(dict(e.attrs))
     return sorted(bars, key=lambda t: (-len(bars[t]), t)), bars
 

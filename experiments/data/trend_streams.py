@@ -13,11 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from cep.events import Event, EventStream
-
-#: start and end types of a pool (beside the shared Kleene type)
-STARTS, ENDS = 4, 4
-#: the stock stream whose arrival process is calibrated to the paper's bursts (:mod:`experiments.data.bursty_stock`)
-BURSTY_STOCK = "nasdaq-bursty"
+from experiments.data.trend_pools import BURSTY_STOCK, ENDS, STARTS
 
 
 @lru_cache(maxsize=4)

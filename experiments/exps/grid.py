@@ -24,6 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import math
+import time
 from dataclasses import replace
 from typing import Mapping
 
@@ -340,12 +341,14 @@ class GridCell(cells.CellKind):
         program = compile_evaluator(pattern, p.plan, spec["evaluator"])
         meter = bool(spec.get("measure_memory"))
         runs = []
+        t0 = time.perf_counter()
         try:
             for i in range(max(1, int(spec.get("repeats", 1)))):
+                t0 = time.perf_counter()
                 runs.append(run_program(program, cols, max_partial_matches=cap, max_work=spec.get("max_work"),
                                         measure_memory=meter and i == 0, collect_matches=False).metrics)
         except EvaluationLimitError as e:
-            return {alg: cells.Evaluated({"events": len(cols), "peak_partial_matches": cap}, status=f"capped: {e}")}
+            return {alg: cells.capped(e, len(cols), time.perf_counter() - t0, peak_partial_matches=cap)}
         out = cells.summarize(runs, [k for k in EVALUATION if k not in ("decode_s", "peak_memory_bytes")])
         thr = [m["throughput_eps"] for m in runs]
         out["throughput_spread"] = max(thr) / min(thr) if len(thr) > 1 and min(thr) > 0 else None

@@ -170,11 +170,14 @@ class McepCell(cells.CellKind):
 
         (alg, p), = planned.items()
         params = spec["params"]
+        runs = []
+        t0 = time.perf_counter()
         try:
-            runs = [evaluate_workload(patterns, p.plan, stream, collect_matches=False, **_caps(params)).metrics
-                    for _ in range(int(params["repeats"]))]
+            for _ in range(int(params["repeats"])):
+                t0 = time.perf_counter()
+                runs.append(evaluate_workload(patterns, p.plan, stream, collect_matches=False, **_caps(params)).metrics)
         except EvaluationLimitError as e:
-            return {alg: cells.Evaluated({"throughput_eps": None}, status=f"capped: {e}")}
+            return {alg: cells.capped(e, len(stream), time.perf_counter() - t0)}
         return {alg: cells.Evaluated(cells.summarize(runs, ("throughput_eps", "matches", "events", "peak_partial_matches", "work")))}
 
     def fields(self, spec: Mapping, algorithm: str) -> dict:
@@ -218,10 +221,11 @@ class AdaptiveCell(McepCell):
         from evaluators.multi import evaluate_segments
 
         (alg, p), = planned.items()
+        t0 = time.perf_counter()
         try:
             m = evaluate_segments(patterns, p.plan, stream, **_caps(spec["params"])).metrics
         except EvaluationLimitError as e:
-            return {alg: cells.Evaluated({"throughput_eps": None}, status=f"capped: {e}")}
+            return {alg: cells.capped(e, len(stream), time.perf_counter() - t0)}
         return {alg: cells.Evaluated({"throughput_eps": m["throughput_eps"] if m["elapsed_s"] > 0 else None,
                                       "matches": m["matches"], "events": m["events"],
                                       "peak_partial_matches": m["peak_partial_matches"]})}

@@ -78,6 +78,7 @@ compute, one copy each), ``slowest_task_s`` (the slowest task's own detection ti
 from __future__ import annotations
 
 import statistics
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -274,11 +275,12 @@ class MottoCell(cells.CellKind):
             for alg, p in planned.items():
                 if alg in capped:
                     continue
+                t0 = time.perf_counter()
                 try:
                     runs[alg].append(evaluate_workload(patterns, p.plan, stream, collect_matches=False, **_caps(spec["params"])).metrics)
                 except EvaluationLimitError as e:
-                    capped[alg] = f"capped: {e}"
-        return {alg: cells.Evaluated({"throughput_eps": None}, status=capped[alg]) if alg in capped
+                    capped[alg] = cells.capped(e, len(stream), time.perf_counter() - t0)
+        return {alg: capped[alg] if alg in capped
                 else cells.Evaluated(cells.summarize(runs[alg], ("throughput_eps", "matches", "events", "peak_partial_matches", "work")))
                 for alg in planned}
 

@@ -18,7 +18,7 @@ import math
 
 import pandas as pd
 
-from experiments.reporting import rules
+import experiments.reporting.rules as rules
 from experiments.reporting.bounds import (
     BOUND_COLUMN,
     MARKER,

@@ -15,12 +15,15 @@ Every method ran on it, so an effect is the ratio of two methods on the same wor
   plan does the same work, and the throughput difference between its two timings is run-to-run noise.
 
 Throughput is the papers' metric; ``work`` (candidate combinations the joins examined,
-:mod:`evaluators.multi.runtime`) is deterministic and judged beside it.  A run stopped at a cap stores
-no throughput, so a throughput ratio with a capped side is left out (and counted); its work is known
-to exceed the cap when the work cap stopped it (``max_work`` of the cell's parameters), so a work gain
-over a capped baseline enters as a *lower bound* (cap / work) and one of a capped method as an
-*upper bound* (work / cap), as :func:`experiments.reporting.rules.ratio_interval` takes them.  In a pool
-a capped plan without a value is left out of the pool's throughput, the others stand for the workload.
+:mod:`evaluators.multi.runtime`) is deterministic and judged beside it.  A run stopped at a cap is a
+bound (:mod:`experiments.reporting.bounds`): where it stored the time it ran until the cap
+(``capped_elapsed_s``), its throughput over the whole stream is at most ``events / capped_elapsed_s``,
+so a throughput gain over a capped baseline enters as a *lower bound* and one of a capped method as an
+*upper bound*, as :func:`experiments.reporting.rules.ratio_interval` takes them; a capped run stored
+without its time (results older than that field) leaves its workload out (counted).  Its work is known
+to exceed the cap when the work cap stopped it (``max_work`` of the cell's parameters), so work gains
+take bounds the same way (cap / work, work / cap).  Two capped sides bound nothing (left out).  In a
+pool a capped plan is left out of the pool's throughput when another plan of the pool has a value.
 """
 
 from __future__ import annotations
@@ -64,6 +67,12 @@ def cell_table(df: pd.DataFrame) -> pd.DataFrame:
     meta = d.groupby(keys).agg(plan=("plan", "first"), capped=("capped", "any"), status=("status", "first"),
                                params=("params", "first"))
     t = meta.join(metrics, how="left").reset_index()
+    c = d[d["capped"] & d["metric"].isin(["events", "capped_elapsed_s"])]
+    bound = c.pivot_table(index=keys, columns="metric", values="value", aggfunc="first") if len(c) else pd.DataFrame()
+    t["throughput_bound"] = math.nan  # a capped run's upper bound on its throughput (events / time to the cap)
+    if {"events", "capped_elapsed_s"} <= set(bound.columns):
+        b = (bound["events"] / bound["capped_elapsed_s"]).where(bound["capped_elapsed_s"] > 0)
+        t["throughput_bound"] = t.set_index(keys).index.map(b.to_dict()).astype(float)
 
     def cap(r) -> float:
         if not r["capped"] or WORK_CAP not in str(r["status"]):
@@ -126,9 +135,15 @@ def paired(t: pd.DataFrame, num: str | Sequence[str], den: str, metric: str = "t
                 ratios.append(b_w / a_w)
             else:
                 vals = [r[metric] for r in rs if not r["capped"] and r[metric] > 0]
-                if b["capped"] or not vals or not b[metric] > 0:
+                a_bound = not vals and metric == "throughput_eps"
+                if a_bound:  # every plan of the group capped: its upper bound
+                    vals = [r["throughput_bound"] for r in rs if r["throughput_bound"] > 0]
+                b_val = b["throughput_bound"] if b["capped"] and metric == "throughput_eps" else b[metric]
+                if not vals or not b_val > 0 or (a_bound and b["capped"]):
                     continue
-                ratios.append(_gm(vals) / b[metric])
+                lower |= bool(b["capped"])
+                upper |= a_bound
+                ratios.append(_gm(vals) / b_val)
         rows.append({**dict(zip(WORKLOAD, key)), "ratio": _gm(ratios) if ratios else math.nan,
                      "lower": lower and not upper, "upper": upper and not lower, "same_plan": shared})
     return pd.DataFrame(rows, columns=WORKLOAD + ["ratio", "lower", "upper", "same_plan"])
@@ -172,12 +187,12 @@ def slope(p: pd.DataFrame) -> Interval:
 
 
 def capped_points(t: pd.DataFrame, base: str) -> dict:
-    """{algorithm: {swept value}} where a seed's throughput ratio over ``base`` is missing because a
-    side hit a cap (what a plot marks as open)."""
+    """{algorithm: {swept value}} where a side of a seed's throughput ratio over ``base`` hit a cap (its
+    ratio a bound, or missing), what a plot marks as open."""
     out: dict = {}
     for alg in sorted(set(t["algorithm"]) - {base}):
         p = paired(t, alg, base)
-        out[alg] = set(p.loc[p["ratio"].isna(), "x_value"])
+        out[alg] = set(p.loc[p["ratio"].isna() | p["lower"] | p["upper"], "x_value"])
     return out
 
 

@@ -150,3 +150,14 @@ def summarize(runs: Sequence[Mapping], names: Iterable[str]) -> dict:
             values = [r[k] for r in runs if r.get(k) is not None]
             out[k] = statistics.median(values) if values else None
     return out
+
+
+def capped(error, events: int, elapsed_s: float, **metrics) -> Evaluated:
+    """The evaluation of a run stopped at a cap (:class:`cep.errors.EvaluationLimitError`): a bound, not
+    a gap.  It ran ``elapsed_s`` seconds over a stream of ``events`` events before the cap stopped it,
+    so its throughput over the whole stream is at most ``events / elapsed_s``
+    (:mod:`experiments.reporting.bounds`); ``processed_events`` where the evaluator knows it."""
+    out = {"throughput_eps": None, **metrics, "events": events, "capped_elapsed_s": elapsed_s}
+    if getattr(error, "processed", None) is not None:
+        out["processed_events"] = error.processed
+    return Evaluated(out, status=f"capped: {error}")

@@ -12,6 +12,10 @@ cannot be re-run as such.  Their cells record the steps each component's search 
 such a cell with exactly those steps and no clock (:func:`replay_spec`), and its plan, costs and
 counts must then be identical like any other cell's: what is checked is everything but how many
 steps the machine managed in the time (``search_steps``, shown as measured).
+
+A deterministic metric the re-run reports but the committed rows lack (the registry gained it after the
+reference ran) cannot be compared: it is shown as new and does not fail the check; one the committed rows
+have and the re-run lacks fails it.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from cep.metrics import DETERMINISTIC, MEASURED
 from experiments.running.store import ResultStore
 
 SHOWN = "shown only"
+NEW = "new: not in the committed rows"
 
 
 @dataclass
@@ -98,7 +103,10 @@ def verify_experiment(exp_dir: Path, sample: int, seed: int, max_cell_s: float |
         for m in DETERMINISTIC:
             for k in sorted({k for k in (*cv, *rv) if _metric(k) == m}, key=_order):
                 a, b = cv.get(k), rv.get(k)
-                out.append(Difference(name, cid, pid, alg, k, a, b, _close(a, b), "identical"))
+                if k not in cv:
+                    out.append(Difference(name, cid, pid, alg, k, a, b, True, NEW))
+                else:
+                    out.append(Difference(name, cid, pid, alg, k, a, b, _close(a, b), "identical"))
         for m in MEASURED:
             for k in sorted({k for k in cv if _metric(k) == m} & set(rv), key=_order):
                 out.append(Difference(name, cid, pid, alg, k, cv.get(k), rv.get(k), True, SHOWN))
@@ -142,12 +150,14 @@ def difference_rows(diffs: list[Difference], show_all: bool = False) -> list[dic
     dict each, with ``result``: ``ok``, ``DIFFERS`` or ``measured x<rerun over committed>``."""
     out = []
     for d in diffs:
-        if not (show_all or not d.ok or d.rule == SHOWN):
+        if not (show_all or not d.ok or d.rule in (SHOWN, NEW)):
             continue
         if d.rule == SHOWN:
             a, b = d.committed, d.rerun
             numeric = isinstance(a, float) and isinstance(b, float) and a and not math.isnan(a) and not math.isnan(b)
             result = f"measured x{b / a:.2f}" if numeric else "measured"
+        elif d.rule == NEW:
+            result = "new"
         else:
             result = "ok" if d.ok else "DIFFERS"
         out.append({**d.__dict__, "result": result})

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from experiments.data.trend_streams import ENDS, STARTS
+from experiments.data.trend_pools import ENDS, STARTS
 
 
 def sharing_workload(k: int, *, window_seconds: int, kleene: str = "Travel", extra: str = "", returns: str = "COUNT(*)") -> str:

@@ -86,3 +86,16 @@ def test_the_registry_is_the_one_list_of_metrics():
     assert verify.DETERMINISTIC is DETERMINISTIC and verify.MEASURED is MEASURED
     # the evaluators' metered state is deterministic; HAMLET's tracemalloc peak is measured
     assert METRICS["peak_memory_bytes"].deterministic and not METRICS["peak_traced_memory_bytes"].deterministic
+
+
+def test_a_capped_evaluation_stores_what_makes_it_a_bound():
+    """A capped run keeps the stream's events and the time to the cap (its throughput is at most their
+    ratio, experiments/reporting/bounds.py), and the events it processed where the evaluator knows them."""
+    from cep.errors import PartialMatchLimitError, WorkLimitError
+
+    e = cells.capped(WorkLimitError("more than 10 candidates", processed=40), 100, 0.5, peak_partial_matches=7)
+    assert e.status == "capped: more than 10 candidates"
+    assert e.metrics == {"throughput_eps": None, "peak_partial_matches": 7, "events": 100, "capped_elapsed_s": 0.5,
+                         "processed_events": 40}
+    assert "processed_events" not in cells.capped(PartialMatchLimitError("more than 5"), 100, 0.5).metrics
+    assert all(k in METRICS for k in e.metrics)

@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from experiments.reporting import rules
 from experiments.reporting.core import (
@@ -49,10 +50,11 @@ def rows(cells: list[dict], experiment: str = "fig12") -> pd.DataFrame:
 
 
 def fig12_table(factor: dict[str, float], *, seeds: int = 4, noise: float = 0.03, same_local_plan: bool = True,
-                capped: tuple = ()) -> pd.DataFrame:
+                capped: tuple = (), capped_time: dict | None = None) -> pd.DataFrame:
     """Every method's throughput = the workload's TRIVIAL throughput x its factor x a small seeded
     jitter; work the inverse; SA-EDGE and TS-EDGE one plan (same digest, cost and work) unless told.
-    ``capped``: (x_name, x_value, seed, algorithm) cells stopped at the work cap."""
+    ``capped``: (x_name, x_value, seed, algorithm) cells stopped at the work cap; ``capped_time`` gives
+    such a cell the (events, seconds to the cap) it stored."""
     rng = np.random.default_rng(7)
     cells = []
     for ds in ("nasdaq", "traffic"):
@@ -72,7 +74,9 @@ def fig12_table(factor: dict[str, float], *, seeds: int = 4, noise: float = 0.03
                         if key in capped:
                             cells.append({"dataset": ds, "x_name": sweep, "x_value": x, "seed": seed, "algorithm": alg, "plan": plan,
                                           "status": "capped: the joins examined more than 1,000,000 candidate combinations",
-                                          "metrics": {"throughput_eps": None}})
+                                          "metrics": {"throughput_eps": None, **(
+                                              {"events": capped_time[key][0], "capped_elapsed_s": capped_time[key][1]}
+                                              if capped_time and key in capped_time else {})}})
                             continue
                         thr = base * f * float(np.exp(rng.normal(0, noise)))
                         cells.append({"dataset": ds, "x_name": sweep, "x_value": x, "seed": seed, "algorithm": alg, "plan": plan,
@@ -143,6 +147,27 @@ def test_a_capped_baseline_gives_a_work_lower_bound_and_no_throughput():
     bound = work[work["lower"]]
     assert len(bound) == 1 and bound["ratio"].iloc[0] == 1_000_000 / (1e5 / 4.0)  # cap / the plan's work
     assert interval(work).lower_bounds == 1
+
+
+def test_a_capped_run_that_stored_its_time_is_a_throughput_bound():
+    """A capped run that ran 2 s over a 1,000-event stream has a throughput of at most 500 events/s: a
+    method's gain over that baseline is at least its throughput / 500 (a lower bound), and a capped
+    method's gain over its baseline is at most 500 / the baseline's (an upper bound)."""
+    base, meth = ("window", 900, 0, "TRIVIAL"), ("window", 600, 1, "SA-EDGE")
+    df = fig12_table({"TRIVIAL": 1.0, "SA-EDGE": 4.0, "TS-EDGE": 4.0, "SH-MDT": 2.0}, capped=(base, meth),
+                     capped_time={base: (1000, 2.0), meth: (1000, 2.0)}, same_local_plan=False)
+    t = cell_table(df[df["dataset"] == "nasdaq"])
+    w = t[t["x_name"] == "window"]
+    thr = paired(w, "SA-EDGE", "TRIVIAL")
+    assert thr["ratio"].notna().all()
+    low = thr[thr["lower"]]
+    sa = t[(t["x_name"] == "window") & (t["x_value"] == 900) & (t["seed"] == 0) & (t["algorithm"] == "SA-EDGE")]
+    assert len(low) == 1 and low["ratio"].iloc[0] == pytest.approx(sa["throughput_eps"].iloc[0] / 500.0)
+    up = thr[thr["upper"]]
+    triv = t[(t["x_name"] == "window") & (t["x_value"] == 600) & (t["seed"] == 1) & (t["algorithm"] == "TRIVIAL")]
+    assert len(up) == 1 and up["ratio"].iloc[0] == pytest.approx(500.0 / triv["throughput_eps"].iloc[0])
+    e = interval(thr)
+    assert e.lower_bounds == 1 and e.upper_bounds == 1
 
 
 def test_the_figure_marks_capped_seeds_and_has_eight_panels(tmp_path):
