@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
 from experiments.exps.mcep_figs import run_cell  # noqa: F401  (the cell of this kind; verify imports it)
 
@@ -25,12 +25,7 @@ from experiments.exps.mcep_figs import run_cell  # noqa: F401  (the cell of this
 def build_specs(cfg: DictConfig) -> list[dict]:
     from experiments.exps.mcep_figs import build_specs as mcep_specs
 
-    specs = []
-    for dname in list(cfg.exp.get("datasets") or [cfg.exp.get("dataset", "nasdaq")]):
-        c = OmegaConf.create(OmegaConf.to_container(cfg, resolve=True))
-        c.exp.dataset = dname
-        specs += mcep_specs(c)
-    return specs
+    return mcep_specs(cfg)
 
 
 def specs(cfg: DictConfig, out_dir: Path, spark=None) -> list[dict]:

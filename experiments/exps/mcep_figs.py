@@ -54,6 +54,19 @@ ADAPTIVE = ("static", "adaptive")
 
 
 def build_specs(cfg: DictConfig) -> list[dict]:
+    """Every cell of the run: the sweeps' cells on each dataset of ``exp.datasets`` (or the one
+    ``exp.dataset``, default NASDAQ), each dataset's stream its own type pool replayed alike."""
+    from omegaconf import OmegaConf
+
+    specs = []
+    for dname in list(cfg.exp.get("datasets") or [cfg.exp.get("dataset", "nasdaq")]):
+        c = OmegaConf.create(OmegaConf.to_container(cfg, resolve=True))
+        c.exp.dataset = dname
+        specs += _dataset_specs(c)
+    return specs
+
+
+def _dataset_specs(cfg: DictConfig) -> list[dict]:
     from experiments.exps.grid import checked_sweeps, experiment_scale, extra_planners, replayed_pool_stream
     from experiments.running.metadata import git_commit
 

@@ -214,3 +214,20 @@ def test_grows_is_a_rise_of_beats_per_doubling():
     e = rules.slope_interval(x, y)
     assert abs(e.estimate - rules.TREND) < 0.01
     assert rules.at_least(rules.slope_interval(x, y * x ** 0.5), rules.TREND).verdict == HOLDS
+
+
+def test_an_mcep_figure_has_its_traffic_panels_when_traffic_cells_are_stored(tmp_path):
+    """Figures 10, 13 and 14 have stock and traffic panels in the paper: every claim per dataset, a plot
+    per dataset and sweep; with NASDAQ rows only, the traffic panels are a not-checkable row."""
+    from experiments.reporting.mcep import fig10
+
+    df = fig12_table({"TRIVIAL": 1.0, "SA-EDGE": 4.0, "TS-EDGE": 4.0})
+    both = fig10(SectionInput("mcep_fig10", df, {}, tmp_path / "both"))
+    names = [c.claim for c in both.claims]
+    assert any(n.startswith("nasdaq: ") for n in names) and any(n.startswith("traffic: ") for n in names)
+    assert len([n for n in names if n.startswith("nasdaq: ")]) == len([n for n in names if n.startswith("traffic: ")])
+    assert not any("traffic panels" in n for n in names)
+    assert {p.name for p in both.figures} >= {"mcep_fig10_workload_size.png", "mcep_fig10_traffic_workload_size.png"}
+    one = fig10(SectionInput("mcep_fig10", df[df["dataset"] == "nasdaq"], {}, tmp_path / "one"))
+    panel = by_claim(one.claims)["traffic panels (Fig. 10c, d)"]
+    assert panel.verdict == UNCHECKED and not any(c.claim.startswith("nasdaq: ") for c in one.claims)
