@@ -86,7 +86,7 @@ def test_adaptive_and_static_cells_report_identical_counts_across_replanning_poi
 
     with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):
         cfg = compose("config", overrides=[
-            "+exp=mcep_fig13", "runner=serial", "exp.scales.quick.seeds=[0]", "exp.scales.quick.windows=3",
+            "+exp=mcep_fig13", "runner=serial", "exp.datasets=[nasdaq]", "exp.scales.quick.seeds=[0]", "exp.scales.quick.windows=3",
             "exp.scales.quick.events_per_window=5", "exp.scales.quick.values.reshuffle_every=[250]",
             "exp.scales.quick.base.search_steps=200", "exp.scales.quick.base.workload_size=5",
             "exp.scales.quick.base.chunk=150", "exp.scales.quick.base.drift=0.5",

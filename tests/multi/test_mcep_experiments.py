@@ -99,7 +99,7 @@ def tiny_rows():
     root = Path(__file__).resolve().parents[2]
     with initialize_config_dir(config_dir=str(root / "configs"), version_base="1.3"):
         cfg = compose("config", overrides=[
-            "+exp=mcep_fig13", "runner=serial",
+            "+exp=mcep_fig13", "runner=serial", "exp.datasets=[nasdaq]",
             "exp.scales.quick.seeds=[0,1]", "exp.scales.quick.repeats=1", "exp.scales.quick.windows=3",
             "exp.scales.quick.events_per_window=5",
             "exp.scales.quick.values.window=[300]", "exp.scales.quick.values.count_window=[30]",
