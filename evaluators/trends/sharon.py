@@ -25,13 +25,19 @@ import itertools
 import math
 import time
 from bisect import bisect_left
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from cep.errors import WorkLimitError
 from cep.trends import TrendQuery, number
-from evaluators.trends.common import Clock, CompiledQuery, PaneClock, TrendResult, compile_queries
+from evaluators.trends.common import (
+    Clock,
+    CompiledQuery,
+    PaneClock,
+    TrendResult,
+    compile_queries,
+)
 
 DEFAULT_MAX_POSITIONS = 2_000_000
 
@@ -156,7 +162,7 @@ def run_sharon(queries: Sequence[TrendQuery], stream, *, max_positions: int = DE
     pane, compiled = compile_queries(queries)
     pane_clock = PaneClock(pane)
     panes = [pane_clock(e.ts) for e in events]
-    states: list[dict] = [dict() for _ in compiled]
+    states: list[dict] = [{} for _ in compiled]
     layouts: dict[tuple, _Layout] = {}  # by the Kleene flags and counts: partitions alike share one
     sequences = 0
     work = 0
