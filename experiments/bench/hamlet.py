@@ -30,7 +30,8 @@ import time
 
 from experiments.reporting.tables import fmt, print_rows
 
-HELP = "HAMLET: events/s of the HAMLET executor vs GRETA on a 3,000-event ridesharing window (prints a table)"
+HELP = ("HAMLET: events/s of the HAMLET executor vs GRETA, SHARON and two-step on a 3,000-event ridesharing window "
+        "or a hamlet_fig8 quick cell (prints a table)")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
