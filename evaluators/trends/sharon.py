@@ -40,6 +40,7 @@ from evaluators.trends.common import (
 )
 
 DEFAULT_MAX_POSITIONS = 2_000_000
+INT64_EVENTS = 63  # fewer events than this have fewer than 2**63 trends: their counts fit in int64
 
 
 def _flatten(kleene: tuple[bool, ...], counts: tuple[int, ...]) -> np.ndarray:
@@ -83,11 +84,14 @@ def _aggregate(cq: CompiledQuery, entries: list, lay: _Layout):
     """The partition's window through every flattened sequence at once: the prefix counters' states
     (count column, one column per aggregate slot), events in timestamp groups (a group's extensions read
     the states before it; negations cut first, then the extensions add).  The summed state of every
-    sequence's full matches, or None if none."""
+    sequence's full matches, or None if none.
+
+    A count is at most the number of subsets of the partition's events, so a COUNT(*)-only query
+    over fewer than 63 events counts in int64; otherwise every column holds exact Python numbers."""
     agg = cq.agg
     kinds = agg.kinds
     ids = [_identity(k) for k in kinds]
-    cnt = np.zeros(lay.size, dtype=object)
+    cnt = np.zeros(lay.size, dtype=np.int64 if agg.count_only and len(entries) < INT64_EVENTS else object)
     acc = [np.full(lay.size, z, dtype=object) for z in ids]
     for _ts, grp in itertools.groupby(entries, key=lambda x: x[0].ts):
         kills, adds = [], []
@@ -120,10 +124,13 @@ def _aggregate(cq: CompiledQuery, entries: list, lay: _Layout):
             cnt[at] += pc
             for s, kind, col in zip(acc, kinds, ps):
                 s[at] = s[at] + col if kind == "sum" else (np.minimum(s[at], col) if kind == "min" else np.maximum(s[at], col))
+    if not acc:
+        n = int(cnt[lay.last].sum())
+        return [n] if n else None
     total = None
     for j in lay.last:  # the sequences' full matches, summed in sequence order
         if cnt[j]:
-            st = [cnt[j]] + [s[j] for s in acc]
+            st = [int(cnt[j])] + [s[j] for s in acc]
             if total is None:
                 total = st
             else:

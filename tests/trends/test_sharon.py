@@ -32,6 +32,16 @@ def test_counts_past_2_to_the_63_stay_exact():
     assert got.as_dict() == run_greta(qs, s).as_dict() == run_hamlet(qs, s, policy=NoSharing()).as_dict()
 
 
+@pytest.mark.parametrize("n", [60, 61, 80])
+def test_count_only_queries_count_exactly_on_both_sides_of_int64(n):
+    """COUNT(*) alone: 62 events (A, 60 B, C) are counted in int64, 63 and more in Python ints; either
+    way the count is 2**n - 1 and a Python int (the rows' JSON digests depend on it)."""
+    s = _burst(n)
+    qs = parse_patterns("RETURN COUNT(*) PATTERN SEQ(A a, B b+, C c) WITHIN 200 seconds")
+    got = run_sharon(qs, s).rows()[0][-1]
+    assert got == 2**n - 1 and type(got) is int
+
+
 def test_the_cap_counts_prefix_extensions():
     """A, three B, C: the sequences A B C, A B B C, A B B B C hold A 3 times, B 6 and C 3, so the run
     makes 3 + 3 * 6 + 3 = 24 prefix extensions: it finishes under a cap of 24 and stops under 23,
