@@ -13,10 +13,12 @@ Data structures (the same care as HAMLET's and GRETA's): the events are routed o
 compiled predicates of :mod:`evaluators.trends.common`, panes by :class:`PaneClock` -- into windows
 and partitions.  A partition's flattened sequences are one flat layout of positions (:class:`_Layout`:
 numpy arrays of each position's element, built with ``np.repeat`` from the sequences' run lengths),
-and their prefix counters are numpy columns of exact Python numbers (object dtype; counts pass 2**63):
-an event of element ``i`` extends every position of ``i`` in every sequence at once (a gather of the
-predecessor positions and an add), which is the same work -- one prefix extension per position --
-counted the same way.
+and their prefix counters are numpy columns (int64 where the count provably fits, see
+:func:`_aggregate`; otherwise exact Python numbers, object dtype: counts pass 2**63): an event of
+element ``i`` extends every position of ``i`` in every sequence at once (a gather of the predecessor
+positions and an add), which is the same work -- one prefix extension per position -- counted the
+same way.  The cap is checked from that count before a partition's work, so a capped run stops
+before the partition that would pass it.
 """
 
 from __future__ import annotations
