@@ -41,7 +41,8 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Sequence
+from collections import Counter
+from collections.abc import Sequence
 
 from cep.conditions import Attr, Comparison, Const
 from cep.errors import PartialMatchLimitError
@@ -100,13 +101,13 @@ class _Workload:
         self.runtime = MultiRuntime(patterns, gplan, name="multi-nfa", anchor_kleene=True)
         self.vars = [[e.var for e in cq.query.elements] for cq in cqs]
 
-    def partitions(self, events) -> dict[tuple, list[tuple[Event, dict]]]:
-        """The events some pattern may use, with their flags, by partition key."""
+    def partitions(self, events) -> dict[tuple, list[tuple[int, dict]]]:
+        """The events some pattern may use, as (stream index, flags), by partition key."""
         parts: dict[tuple, list] = {}
-        attrs, by_type, always = self.attrs, self.by_type, self.always
-        for e in events:
+        attrs, by_type, always, types = self.attrs, self.by_type, self.always, self.types
+        for j, e in enumerate(events):
             t = e.type
-            if t not in self.types:
+            if t not in types:
                 continue
             a = e.attrs
             try:
@@ -115,14 +116,39 @@ class _Workload:
                 continue
             fl = {name: int(fn(a)) for name, fn in by_type.get(t, ())}
             if t in always or any(fl.values()):
-                parts.setdefault(key, []).append((e, fl))
+                parts.setdefault(key, []).append((j, fl))
         return parts
+
+
+def _aggregate(cq: CompiledQuery, vars_: list[str], matches, orig: list[Event], panes: list[int], st: dict) -> None:
+    """Step two for one query and one partition run: every constructed trend's state added to the
+    windows holding its first and last events.  A COUNT(*)-only query's trends add 1 each, so they are
+    counted per (first pane, last pane) first and each pair is added once."""
+    grp = tuple(orig[0].attrs[a] for a in cq.query.group_by)
+    if cq.agg.count_only:
+        names = sorted(vars_)  # Match.bindings are sorted by variable: the first and last elements' slots
+        f, la = names.index(vars_[0]), names.index(vars_[-1])
+        spans = Counter((panes[m.bindings[f][1][0]], panes[m.bindings[la][1][-1]]) for m in matches)
+        for (sp, ep), n in spans.items():
+            add_result(cq, st, grp, sp, ep, [n])
+        return
+    specs = [(kind, vars_[ei], attr) for kind, ei, attr in cq.agg.specs]
+    for m in matches:
+        b = dict(m.bindings)
+        ps = m.positions
+        s = [1]
+        for kind, var, attr in specs:
+            vals = [1 if attr is None else number(orig[p].attrs[attr]) for p in b[var]]
+            s.append(sum(vals) if kind == "sum" else (min(vals) if kind == "min" else max(vals)))
+        add_result(cq, st, grp, panes[ps[0]], panes[ps[-1]], s)
 
 
 def run_two_step(queries: Sequence[TrendQuery], stream, *, max_trends: int = DEFAULT_MAX_TRENDS) -> TrendResult:
     clock = Clock()
     events = list(stream)
     pane, compiled = compile_queries(queries)
+    pane_clock = PaneClock(pane)
+    all_panes = [pane_clock(e.ts) for e in events]
     states: list[dict] = [{} for _ in compiled]
     groups: dict[tuple, list[CompiledQuery]] = {}
     for cq in compiled:
@@ -135,7 +161,8 @@ def run_two_step(queries: Sequence[TrendQuery], stream, *, max_trends: int = DEF
         wl = _Workload(attrs, cqs)
         for evs in wl.partitions(events).values():
             t0 = time.perf_counter()
-            sub = EventStream([Event(e.type, e.ts, fl) for e, fl in evs])
+            orig = [events[j] for j, _ in evs]
+            sub = EventStream([Event(e.type, e.ts, fl) for e, (_, fl) in zip(orig, evs)])
             try:
                 res = wl.runtime.run(sub, collect_matches=True, max_partial_matches=max_trends - n_trends)
             except PartialMatchLimitError:
@@ -148,26 +175,14 @@ def run_two_step(queries: Sequence[TrendQuery], stream, *, max_trends: int = DEF
             if n_trends > max_trends:
                 raise PartialMatchLimitError(f"two-step: more than {max_trends:,} constructed trends", processed=done // len(groups))
             done += len(evs)
-            clk = PaneClock(pane)
-            stored.append((wl, [e for e, _ in evs], [clk(e.ts) for e, _ in evs], res.matches_by_pattern))
-            n_ts = len({e.ts for e, _ in evs})
+            stored.append((wl, orig, [all_panes[j] for j, _ in evs], res.matches_by_pattern))
+            n_ts = len({e.ts for e in orig})
             lat.extend([(time.perf_counter() - t0) * 1000.0 / n_ts] * n_ts)
     # step two: aggregate the constructed trends
     for wl, orig, panes, found in stored:
         for cq, vars_, matches in zip(wl.cqs, wl.vars, found):
-            if not matches:
-                continue
-            grp = tuple(orig[0].attrs[a] for a in cq.query.group_by)
-            specs = [(kind, vars_[ei], attr) for kind, ei, attr in cq.agg.specs]
-            st = states[cq.index]
-            for m in matches:
-                b = dict(m.bindings)
-                ps = m.positions
-                s = [1]
-                for kind, var, attr in specs:
-                    vals = [1 if attr is None else number(orig[p].attrs[attr]) for p in b[var]]
-                    s.append(sum(vals) if kind == "sum" else (min(vals) if kind == "min" else max(vals)))
-                add_result(cq, st, grp, panes[ps[0]], panes[ps[-1]], s)
+            if matches:
+                _aggregate(cq, vars_, matches, orig, panes, states[cq.index])
     res = TrendResult(list(queries), compiled, states, "two-step", len(events), clock.elapsed())
     res.latencies_ms = lat
     res.extra["trends"] = n_trends

@@ -87,9 +87,25 @@ def test_bench_hamlet_runs_small_and_checks_results():
     rc, out, err = _run(["bench", "hamlet", "--events", "300", "--queries", "2,3", "--repeats", "1", "--json"])
     assert rc == 0, err
     rows = [json.loads(line) for line in out.splitlines()]
-    assert {(r["queries"], r["engine"]) for r in rows} == {(k, e) for k in (2, 3) for e in ("hamlet", "hamlet-static", "hamlet-nonshared", "greta")}
+    engines = ("hamlet", "hamlet-static", "hamlet-nonshared", "greta", "sharon", "two-step")
+    assert {(r["queries"], r["engine"]) for r in rows} == {(k, e) for k in (2, 3) for e in engines}
     assert all(r["results_identical"] and r["events"] == 300 for r in rows)
-    assert all(r["over_greta"] == r["throughput_eps"] / next(q["throughput_eps"] for q in rows if q["engine"] == "greta" and q["queries"] == r["queries"]) for r in rows)
+    done = [r for r in rows if not r["capped"]]
+    assert all(r["over_greta"] == r["throughput_eps"] / next(q["throughput_eps"] for q in rows if q["engine"] == "greta" and q["queries"] == r["queries"]) for r in done)
+    # on 230 Travel events in one window both baselines stop at scale quick's caps: their rows are bounds
+    capped = {r["engine"] for r in rows if r["capped"]}
+    assert capped == {"sharon", "two-step"}, capped
+    assert all(r["bound"] == "upper" and r["over_greta"] is None and r["snapshots"] is None for r in rows if r["capped"])
+    assert all(r["hamlet_over"] == next(q["throughput_eps"] for q in rows if q["engine"] == "hamlet" and q["queries"] == r["queries"]) / r["throughput_eps"] for r in rows)
+
+
+def test_bench_hamlet_times_a_fig8_cell_where_every_engine_finishes():
+    rc, out, err = _run(["bench", "hamlet", "--cell", "250", "--seed", "0", "--queries", "5", "--repeats", "1", "--json",
+                         "--engines", "hamlet,greta,sharon,two-step"])
+    assert rc == 0, err
+    rows = {r["engine"]: r for r in map(json.loads, out.splitlines())}
+    # 250 events/min for 2 minutes: 500 events, every engine finishes and all results are equal
+    assert all(r["events"] == 500 and not r["capped"] and r["results_identical"] for r in rows.values()), rows
 
 
 def test_bench_hamlet_with_other_aggregates_shares_and_checks_results():
