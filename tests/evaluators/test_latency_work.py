@@ -28,6 +28,7 @@ import pytest
 from scipy.stats import spearmanr
 
 from algorithms.costs import cost_lat_ord
+from cep import Event, EventStream
 from cep.dnf import to_dnf
 from cep.parser import parse_pattern
 from cep.plans import OrderPlan, PatternPlan
@@ -84,3 +85,17 @@ def test_placing_the_last_type_last_in_the_order_lowers_latency_work(measured):
     first = [w["nfa"] for o, _, w in rows if o[0] == last]
     at_end = [w["nfa"] for o, _, w in rows if o[-1] == last]
     assert max(at_end) < min(first) / 2, (at_end, first)
+
+
+def test_latency_work_counts_the_candidates_from_the_last_event_to_the_report():
+    """By hand, on A@0, B@1, A@2, B@3 under the order (a, b): an A scans the buffered Bs, a B the
+    buffered As (work after each event: 0, 1, 2, 4).  Without negation a match is reported after its
+    B's own scan: (A0, B1) 1, (A0, B3) and (A2, B3) 2 each.  With a trailing negation the matches are
+    held to the end of the stream (the window has not passed for any of them), so each also gets the
+    work of the events after its B: (A0, B1) 4 - 0, the other two 4 - 2."""
+    s = EventStream([Event("A", 0.0, {}), Event("B", 1.0, {}), Event("A", 2.0, {}), Event("B", 3.0, {})])
+    for text, want in (("SEQ(A a, B b)", 5 / 3), ("SEQ(A a, B b, NOT(N n))", 8 / 3)):
+        p = parse_pattern(f"PATTERN {text} WITHIN 5 s")
+        for ev in ("nfa", "tree"):
+            m = evaluate(p, PatternPlan((OrderPlan(("a", "b")),)), s, evaluator=ev, measure_memory=False).metrics
+            assert m["matches"] == 3 and m["latency_work_mean"] == pytest.approx(want), (text, ev, m["latency_work_mean"])
