@@ -97,17 +97,23 @@ def verify_experiment(exp_dir: Path, sample: int, seed: int, max_cell_s: float |
         c_status = sorted(set(committed["status"]))
         r_status = sorted(set(rows["status"]))
         out.append(Difference(name, cid, pid, alg, "status", ",".join(c_status), ",".join(r_status), c_status == r_status, "identical"))
-        cv, rv = _by_metric(committed), _by_metric(rows)
-        for m in DETERMINISTIC:
-            for k in sorted({k for k in (*cv, *rv) if _metric(k) == m}, key=_order):
-                a, b = cv.get(k), rv.get(k)
-                if not any(_metric(c) == m for c in cv):
-                    out.append(Difference(name, cid, pid, alg, k, a, b, True, NEW))
-                else:
-                    out.append(Difference(name, cid, pid, alg, k, a, b, _close(a, b), "identical"))
-        for m in MEASURED:
-            for k in sorted({k for k in cv if _metric(k) == m} & set(rv), key=_order):
-                out.append(Difference(name, cid, pid, alg, k, cv.get(k), rv.get(k), True, SHOWN))
+        out += compare_metrics(name, cid, pid, alg, _by_metric(committed), _by_metric(rows))
+    return out
+
+
+def compare_metrics(name: str, cid: str, pid: str, alg: str, cv: dict, rv: dict) -> list[Difference]:
+    """One cell's metrics, committed ``cv`` against re-run ``rv`` (see the module docstring)."""
+    out = []
+    for m in DETERMINISTIC:
+        for k in sorted({k for k in (*cv, *rv) if _metric(k) == m}, key=_order):
+            a, b = cv.get(k), rv.get(k)
+            if not any(_metric(c) == m for c in cv):
+                out.append(Difference(name, cid, pid, alg, k, a, b, True, NEW))
+            else:
+                out.append(Difference(name, cid, pid, alg, k, a, b, _close(a, b), "identical"))
+    for m in MEASURED:
+        for k in sorted({k for k in cv if _metric(k) == m} & set(rv), key=_order):
+            out.append(Difference(name, cid, pid, alg, k, cv.get(k), rv.get(k), True, SHOWN))
     return out
 
 
