@@ -50,6 +50,8 @@ _ALL = (
     _m("peak_memory_bytes", True, "bytes", "peak bytes of the evaluator's state, metered in an untimed run"),
     _m("latency_ms_mean", False, "ms", "mean time from a match's last event to its report"),
     _m("latency_ms_p95", False, "ms", "95th percentile of that latency"),
+    _m("latency_work_mean", True, "candidates",
+       "mean join candidates examined from a match's last event to its report (JQPG 5.1's Cost_lat, measured)"),
     # NEXT (experiments/exps/next_figs.py)
     _m("supported_operators", False, "operators", "operators the simulated nodes hold (measured CPU loads)"),
     _m("supported_queries", False, "queries", "queries the simulated nodes admit (measured CPU loads)"),
@@ -103,7 +105,7 @@ MEASURED: tuple[str, ...] = tuple(m.name for m in _ALL if not m.deterministic)
 EVALUATION: tuple[str, ...] = (
     "events", "matches", "throughput_eps", "elapsed_s", "decode_s", "work", "peak_partial_matches",
     "mean_partial_matches", "peak_buffered_events", "peak_state", "peak_memory_bytes", "latency_ms_mean",
-    "latency_ms_p95",
+    "latency_ms_p95", "latency_work_mean",
 )
 
 

@@ -21,10 +21,12 @@ lookups.  In the generated code
   * ``work`` counts the candidate combinations the joins examine (the entries of every sibling list
     a join scans), so that a run whose joins examine too many stops at a cap, as one that stores
     too many partial matches does; the cap is checked before every scan, so that no single event
-    can complete an unbounded number of matches;
+    can complete an unbounded number of matches; ``w0`` holds ``work`` as event ``j`` arrived, so
+    that the runtime learns the candidates examined from a match's last event to its report (its
+    latency work, :func:`evaluators.engine.latency_work_mean`);
   * a full match of clause ``k`` is appended to ``B`` as ``(k, slots)`` (slots in the clause's
     positive-variable order), or, when the clause has negated variables, parked in ``PDk`` until its
-    release point (:mod:`cep.semantics`, "Release").
+    release point (:mod:`cep.semantics`, "Release") with its last event's ``t0`` and ``w0``.
 
 A join path nested deeper than :data:`MAX_NESTING` loops (Python allows 20 nested blocks) continues
 in a generated function ``UP<k>_<node>`` that takes the new instance of that node, so patterns of
@@ -227,7 +229,7 @@ def _run_source(blocks: _Src, clause_gens: list["_ClauseGen"], names: _Names, li
     _bind_state(src, clause_gens, names, lists)
     src("for j in range(rt.n):")
     src.indent()
-    src("t0 = perf()")
+    src("t0 = perf(); w0 = work")
     _advance_frontier(src, meter, position_span)
     if any(cg.info.pending for cg in clause_gens):
         _release_parked(src, meter)
@@ -260,7 +262,7 @@ def _bind_state(src: _Src, clause_gens: list["_ClauseGen"], names: _Names, lists
     src("bisect_right = rt.bisect_right")
     src("cap = rt.cap; SPAN = rt.span_limit; W = rt.window_size; CSPAN = rt.position_span")
     src("live = rt.live; buf = rt.buf; peak = rt.peak; peakb = rt.peakb; peaks = rt.peaks; tot = rt.tot")
-    src("fp = rt.fp; npend = rt.npend; relT = rt.relT; j = 0; t0 = 0.0; work = rt.work; wcap = rt.work_cap; rt_work = rt.work_exceeded")
+    src("fp = rt.fp; npend = rt.npend; relT = rt.relT; j = 0; t0 = 0.0; work = rt.work; w0 = work; wcap = rt.work_cap; rt_work = rt.work_exceeded")
     for h in names.helpers:
         for line in h.splitlines():
             src(line)
@@ -284,7 +286,7 @@ def _release_parked(src: _Src, meter: bool) -> None:
     """Once event ``j`` is past the earliest release time ``relT``, the runtime releases the parked
     matches of clauses with negation that no event can kill any more (:mod:`cep.semantics`, "Release")."""
     src("if npend and TS[j] > relT:")
-    src("    pl, pb, pby = rt_release(j, fp)")
+    src("    pl, pb, pby = rt_release(j, fp, work)")
     src("    live -= pl; buf -= pb")
     if meter:
         src("    nbytes -= pby")
@@ -309,7 +311,7 @@ def _bookkeeping(src: _Src, meter: bool) -> None:
         src("if nbytes > peakbytes:")
         src("    peakbytes = nbytes")
     src("if B:")
-    src("    pl, pb, pby = rt_flush(j, t0, fp)")
+    src("    pl, pb, pby = rt_flush(j, t0, work - w0, fp)")
     src("    live -= pl; buf -= pb")
     if meter:
         src("    nbytes -= pby")
@@ -675,7 +677,7 @@ class _ClauseGen:
             else:
                 rel_t, rel_p = "TS[j]", "0"
             src(f"rt_ = {rel_t}")
-            src(f"{self.info.pending}.append((rt_, {rel_p}, {self.k}, {slots}, t0))")
+            src(f"{self.info.pending}.append((rt_, {rel_p}, {self.k}, {slots}, t0, w0))")
             src("npend += 1")
             src("if rt_ < relT: relT = rt_")
         else:

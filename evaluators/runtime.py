@@ -136,6 +136,7 @@ class Runtime:
         self.matches: list[Match] = []
         self.n_matches = 0
         self.latencies: list[tuple[float, int]] = []  # (latency in seconds, number of matches)
+        self.latency_work = 0  # sum over reported matches of their latency work (evaluators.engine)
         self._clauses = {c.index: c for c in program.clauses}
         self._sort_keys, self._makers = program.make_report(self.P, _new_match)
         self._specs = [(self.lists[ls.name], ls) for ls in program.lists if ls.layout != "negation"]
@@ -144,20 +145,21 @@ class Runtime:
     # ---- the run -------------------------------------------------------------------------------
     def run(self) -> None:
         self.program.run(self)
-        self.release(None, self.fp)
+        self.release(None, self.fp, self.work)
 
     # ---- called by the generated loop ----------------------------------------------------------
-    def flush(self, j: int, t0: float, fp: int) -> tuple[int, int, int]:
-        """Report the matches completed by event ``j`` (phase 1); returns the live partial matches,
-        buffered events and metered bytes purged (skip-till-next-match)."""
+    def flush(self, j: int, t0: float, lw: int, fp: int) -> tuple[int, int, int]:
+        """Report the matches completed by event ``j`` (phase 1), taken from the stream at ``t0``
+        after which the joins examined ``lw`` candidates; returns the live partial matches, buffered
+        events and metered bytes purged (skip-till-next-match)."""
         batch = self.B[:]
         self.B.clear()
-        return self._report(batch, t0, fp)
+        return self._report(batch, t0, lw, fp)
 
-    def release(self, j: int | None, fp: int) -> tuple[int, int, int]:
+    def release(self, j: int | None, fp: int, work: int) -> tuple[int, int, int]:
         """Release the parked matches whose release point is event ``j`` (all of them at the end of
-        the stream, ``j`` None), before ``j`` is processed (phase 0); returns what was purged, as
-        :meth:`flush` does."""
+        the stream, ``j`` None), before ``j`` is processed (phase 0), when the joins have examined
+        ``work`` candidates so far; returns what was purged, as :meth:`flush` does."""
         out = []
         relT = float("inf")
         for k, pd in self.pending.items():
@@ -173,12 +175,13 @@ class Runtime:
         self.relT = relT
         if not out:
             return 0, 0, 0
-        groups: dict[int, tuple[list, list]] = {}
-        for rel_t, rel_p, k, slots, t_arr in out:
+        groups: dict[int, tuple[list, list, list]] = {}
+        for rel_t, rel_p, k, slots, t_arr, w_arr in out:
             r = min(max(int(np.searchsorted(self.full_ts, rel_t, side="right")), int(rel_p)), self.n_total)
-            entries, times = groups.setdefault(r, ([], []))
+            entries, times, works = groups.setdefault(r, ([], [], []))
             entries.append((k, *slots))
             times.append(t_arr)
+            works.append(work - w_arr)
         pm = pb = pby = 0
         for r in sorted(groups):
             a, b, c = self._report(*groups[r], fp)
@@ -220,9 +223,10 @@ class Runtime:
         )
 
     # ---- reporting -----------------------------------------------------------------------------
-    def _report(self, batch: list, times, fp: int) -> tuple[int, int, int]:
+    def _report(self, batch: list, times, works, fp: int) -> tuple[int, int, int]:
         """Report one batch of entries ``(k, slot, ...)`` sharing a release point, in canonical
-        order; ``times`` is the arrival time of each entry's last event (or one for all)."""
+        order; ``times`` is the arrival time of each entry's last event, ``works`` the candidates
+        the joins examined since (a list, one per entry, or one value for all)."""
         per_entry = isinstance(times, list)
         if len(batch) > 1 and (self.collect or self.next):  # the order matters only for these
             sk = self._sort_keys
@@ -230,11 +234,13 @@ class Runtime:
                 order = sorted(range(len(batch)), key=lambda i: sk[batch[i][0]](batch[i]))
                 batch = [batch[i] for i in order]
                 times = [times[i] for i in order]
+                works = [works[i] for i in order]
             else:
                 batch.sort(key=lambda e: sk[e[0]](e))
         purged = (0, 0, 0)
         if self.next:
-            batch, times, purged = self._select_next(batch, times, fp)
+            batch, times, works, purged = self._select_next(batch, times, works, fp)
+        self.latency_work += sum(works) if per_entry else works * len(batch)
         if self.record_latency:
             now = self.perf()
             if per_entry:
@@ -247,10 +253,11 @@ class Runtime:
             self.matches.extend([mk[e[0]](e) for e in batch])
         return purged
 
-    def _select_next(self, batch: list, times, fp: int):
+    def _select_next(self, batch: list, times, works, fp: int):
         """Skip-till-next-match: accept in order the entries none of whose events is consumed."""
         consumed = self.consumed
-        accepted, acc_times = [], []
+        per_entry = isinstance(times, list)
+        accepted, acc_times, acc_works = [], [], []
         newly: set[int] = set()
         for i, e in enumerate(batch):
             evs = _events_of(e[1:], self._clauses[e[0]].kleene)
@@ -260,10 +267,13 @@ class Runtime:
                 consumed[x] = 1
             newly.update(evs)
             accepted.append(e)
-            if isinstance(times, list):
+            if per_entry:
                 acc_times.append(times[i])
+                acc_works.append(works[i])
         purged = self.purge(newly, fp) if newly else (0, 0, 0)
-        return accepted, (acc_times if isinstance(times, list) else times), purged
+        if per_entry:
+            return accepted, acc_times, acc_works, purged
+        return accepted, times, works, purged
 
     def purge(self, consumed: set[int], fp: int) -> tuple[int, int, int]:
         """Drop stored instances that contain a consumed event (skip-till-next-match); returns how

@@ -137,6 +137,7 @@ METRIC_STYLE: dict[str, Metric] = {
     "peak_state": Metric("Peak state (partial matches + buffered events)"),
     "latency_ms_mean": Metric("Mean detection latency", "ms"),
     "latency_ms_p95": Metric("95th-percentile detection latency", "ms"),
+    "latency_work_mean": Metric("Mean latency work (join candidates from a match's last event to its report)"),
     "plan_cost": Metric("Plan cost (expected partial matches)"),
     "plan_time_s": Metric("Plan generation time", "s"),
     "normalized_cost": Metric("Normalized plan cost (EFREQ's / the plan's)", "x"),

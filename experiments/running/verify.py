@@ -4,7 +4,9 @@ The plan and the status must be identical, and so must every deterministic metri
 (:data:`cep.metrics.DETERMINISTIC`: costs to 1e-9 relative, counts of events, matches, partial
 matches and buffered events, the metered bytes of the state, ...).  Measured metrics (throughput,
 latency, plan time, search steps, ...) depend on the machine and its load: they are shown side by side
-with their ratio, and never fail the check.
+with their ratio, and never fail the check.  A deterministic metric the committed rows do not have at
+all (added to the registry after they were stored, such as ``latency_work_mean``) is shown as new and
+does not fail the check; one the committed rows have must be identical on the re-run.
 
 Time-limited searches (``mcep_fig11``'s search-time sweep) stop wherever the clock says, so they
 cannot be re-run as such.  Their cells record the steps each component's search took
@@ -12,10 +14,6 @@ cannot be re-run as such.  Their cells record the steps each component's search 
 such a cell with exactly those steps and no clock (:func:`replay_spec`), and its plan, costs and
 counts must then be identical like any other cell's: what is checked is everything but how many
 steps the machine managed in the time (``search_steps``, shown as measured).
-
-A deterministic metric the re-run reports but the committed rows lack (the registry gained it after the
-reference ran) cannot be compared: it is shown as new and does not fail the check; one the committed rows
-have and the re-run lacks fails it.
 """
 
 from __future__ import annotations
@@ -32,7 +30,7 @@ from cep.metrics import DETERMINISTIC, MEASURED
 from experiments.running.store import ResultStore
 
 SHOWN = "shown only"
-NEW = "new: not in the committed rows"
+NEW = "new metric: not in the committed rows"
 
 
 @dataclass
@@ -99,17 +97,23 @@ def verify_experiment(exp_dir: Path, sample: int, seed: int, max_cell_s: float |
         c_status = sorted(set(committed["status"]))
         r_status = sorted(set(rows["status"]))
         out.append(Difference(name, cid, pid, alg, "status", ",".join(c_status), ",".join(r_status), c_status == r_status, "identical"))
-        cv, rv = _by_metric(committed), _by_metric(rows)
-        for m in DETERMINISTIC:
-            for k in sorted({k for k in (*cv, *rv) if _metric(k) == m}, key=_order):
-                a, b = cv.get(k), rv.get(k)
-                if k not in cv:
-                    out.append(Difference(name, cid, pid, alg, k, a, b, True, NEW))
-                else:
-                    out.append(Difference(name, cid, pid, alg, k, a, b, _close(a, b), "identical"))
-        for m in MEASURED:
-            for k in sorted({k for k in cv if _metric(k) == m} & set(rv), key=_order):
-                out.append(Difference(name, cid, pid, alg, k, cv.get(k), rv.get(k), True, SHOWN))
+        out += compare_metrics(name, cid, pid, alg, _by_metric(committed), _by_metric(rows))
+    return out
+
+
+def compare_metrics(name: str, cid: str, pid: str, alg: str, cv: dict, rv: dict) -> list[Difference]:
+    """One cell's metrics, committed ``cv`` against re-run ``rv`` (see the module docstring)."""
+    out = []
+    for m in DETERMINISTIC:
+        for k in sorted({k for k in (*cv, *rv) if _metric(k) == m}, key=_order):
+            a, b = cv.get(k), rv.get(k)
+            if not any(_metric(c) == m for c in cv):
+                out.append(Difference(name, cid, pid, alg, k, a, b, True, NEW))
+            else:
+                out.append(Difference(name, cid, pid, alg, k, a, b, _close(a, b), "identical"))
+    for m in MEASURED:
+        for k in sorted({k for k in cv if _metric(k) == m} & set(rv), key=_order):
+            out.append(Difference(name, cid, pid, alg, k, cv.get(k), rv.get(k), True, SHOWN))
     return out
 
 
@@ -152,12 +156,12 @@ def difference_rows(diffs: list[Difference], show_all: bool = False) -> list[dic
     for d in diffs:
         if not (show_all or not d.ok or d.rule in (SHOWN, NEW)):
             continue
-        if d.rule == SHOWN:
+        if d.rule == NEW:
+            result = "new metric"
+        elif d.rule == SHOWN:
             a, b = d.committed, d.rerun
             numeric = isinstance(a, float) and isinstance(b, float) and a and not math.isnan(a) and not math.isnan(b)
             result = f"measured x{b / a:.2f}" if numeric else "measured"
-        elif d.rule == NEW:
-            result = "new"
         else:
             result = "ok" if d.ok else "DIFFERS"
         out.append({**d.__dict__, "result": result})
