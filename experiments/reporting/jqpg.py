@@ -24,6 +24,7 @@ import pandas as pd
 
 from experiments.reporting.core import (
     CAPPED_PREFIX,
+    ON_METRIC,
     UNCHECKED,
     Claim,
     Section,
@@ -231,9 +232,6 @@ def cells(table: pd.DataFrame) -> pd.DataFrame:
 #: the deterministic metrics a capped run leaves as a lower bound, and the column of :func:`cells` that flags it
 WORK, PEAK = "work", "peak_partial_matches"
 _AT_LEAST = {WORK: "work_at_least", PEAK: "pm_at_least"}
-#: the label of a claim's sibling row judged on deterministic work (or, for a claim on memory, peak
-#: live partial matches) instead of the timed throughput (or metered bytes): no run-to-run noise
-ON_METRIC = {WORK: "(work: join candidates examined)", PEAK: "(memory: peak live partial matches)"}
 
 
 def pairs(c: pd.DataFrame, metric: str, num: str, den: str, by=BY) -> pd.DataFrame:
