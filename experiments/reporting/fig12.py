@@ -20,6 +20,9 @@ once and how capped runs enter).  The paper's claims (MCEP 6.2.2):
   traffic is cut in our copy of the text, so that panel is not checkable;
 * "in most cases the simulated annealing meta-heuristic achieved better performance than Tabu search"
   (6.2.1), per dataset on these workloads.
+
+Beside every claim judged on throughput stands a sibling row on the deterministic ``work`` (join
+candidates examined; the baseline's work over the method's), with the same rule, size and pairing.
 """
 
 from __future__ import annotations

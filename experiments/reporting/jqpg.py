@@ -12,6 +12,12 @@ pattern (:func:`rules.pooled`).  A cell stopped at the work cap enters the work 
 bound of its work; it stored no throughput or memory, so a throughput pair with a capped side is left
 out of the interval and counted in the claim's row.  Each claim states its size as the paper gives it
 (its numbers; GREATLY, BEATS, COMPARABLE, TREND, LINEAR of the rule set for its words).
+
+Beside every claim of Figures 3-6 judged on throughput stands a sibling row judged on the deterministic
+``work`` (join candidates examined), and beside every claim on memory one on the peak live partial
+matches (:data:`core.ON_METRIC` labels them): the same rule and size, paired by :func:`pairs`, the
+ratio oriented so that > 1 favours the method the paper says wins (the baseline's work over the
+method's).  Counts have no run-to-run noise; a capped run's work and peak are lower bounds.
 """
 
 from __future__ import annotations

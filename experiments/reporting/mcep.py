@@ -5,7 +5,10 @@ A gain is paired: an algorithm's throughput over TRIVIAL's (written orders, noth
 same workload, stream and seed (for the reshuffling sweep, adaptive over static); per swept value
 the geometric mean over seeds with its 95% interval.  The *cost gain* is the trivial global plan's
 cost over the plan's (same plan kind).  A claim counts only where the interval excludes 1
-(otherwise "not measurable"); every verdict's rule is stated beside it.
+(otherwise "not measurable"); every verdict's rule is stated beside it.  Beside every claim on
+throughput stands a sibling row on the deterministic ``work`` (join candidates examined; the
+baseline's work over the method's), with the same rule and size and the same pairing
+(:func:`~experiments.reporting.mcep_paired.paired`).
 """
 
 from __future__ import annotations

@@ -12,6 +12,9 @@ per-seed effect, the weakest deciding; a trend is the slope of log(effect) on lo
 which can be 0) over the (x, seed) workloads.  The paper prints its figures without numbers in the
 text, so its claims are the sentences of VII-B and VII-C, quoted, judged with the stated sizes of
 the rule set (GREATLY for "much", "significantly"; BEATS for a bare "improves"; TREND for a trend).
+Beside every Figure 13 claim on throughput stands a sibling row on the deterministic ``work`` (join
+candidates examined; the other method's work over MOTTO's or NA's over the method's), same rule and
+pairing (:func:`_by_seed`).
 """
 
 from __future__ import annotations
