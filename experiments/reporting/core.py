@@ -18,6 +18,10 @@ from experiments.reporting.plotstyle import mean_ci
 
 from experiments.reporting.rules import FAILS, HOLDS, NOT_MEASURABLE, PARTLY, UNCHECKED, Verdict  # noqa: F401 (the verdicts' one vocabulary)
 CAPPED_PREFIX = "capped"
+#: the label of a claim's sibling row judged on a deterministic count instead of the timed throughput (or
+#: metered memory): the join candidates the evaluator examined, or for a claim on memory the peak live
+#: partial matches (cep/metrics.py) -- no run-to-run noise, so fewer workloads separate the methods
+ON_METRIC = {"work": "(work: join candidates examined)", "peak_partial_matches": "(memory: peak live partial matches)"}
 
 
 @dataclass

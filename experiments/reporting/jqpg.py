@@ -12,6 +12,12 @@ pattern (:func:`rules.pooled`).  A cell stopped at the work cap enters the work 
 bound of its work; it stored no throughput or memory, so a throughput pair with a capped side is left
 out of the interval and counted in the claim's row.  Each claim states its size as the paper gives it
 (its numbers; GREATLY, BEATS, COMPARABLE, TREND, LINEAR of the rule set for its words).
+
+Beside every claim of Figures 3-6 judged on throughput stands a sibling row judged on the deterministic
+``work`` (join candidates examined), and beside every claim on memory one on the peak live partial
+matches (:data:`core.ON_METRIC` labels them): the same rule and size, paired by :func:`pairs`, the
+ratio oriented so that > 1 favours the method the paper says wins (the baseline's work over the
+method's).  Counts have no run-to-run noise; a capped run's work and peak are lower bounds.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import pandas as pd
 
 from experiments.reporting.core import (
     CAPPED_PREFIX,
+    ON_METRIC,
     UNCHECKED,
     Claim,
     Section,
@@ -221,23 +228,34 @@ def cells(table: pd.DataFrame) -> pd.DataFrame:
     if "work" not in w:
         w["work"] = np.nan
     w["work"] = np.where(w["work_at_least"], bound, np.where(w["capped"], np.nan, w["work"]))
+    if "peak_partial_matches" not in w:
+        w["peak_partial_matches"] = np.nan
+    # a capped run stored the peak it had reached when the cap stopped it: the real peak is at least that
+    w["pm_at_least"] = w["capped"] & w["peak_partial_matches"].notna()
     return w
+
+
+#: the deterministic metrics a capped run leaves as a lower bound, and the column of :func:`cells` that flags it
+WORK, PEAK = "work", "peak_partial_matches"
+_AT_LEAST = {WORK: "work_at_least", PEAK: "pm_at_least"}
 
 
 def pairs(c: pd.DataFrame, metric: str, num: str, den: str, by=BY) -> pd.DataFrame:
     """Per workload, ``metric`` of ``num`` over ``den`` (JQPG 6.3's paired comparison): ``ratio``, with
-    ``lower``/``upper`` when a side's value is a lower bound (work of a capped run); two identical plans
-    are one plan, their ratio exactly 1 (a measured difference between them is noise).  ``capped`` marks
-    a pair with a capped side whose metric was not stored (left out of the ratio, counted)."""
+    ``lower``/``upper`` when a side's value is a lower bound (work or peak partial matches of a capped
+    run); two identical plans are one plan, their ratio exactly 1 (a measured difference between them is
+    noise).  ``capped`` marks a pair with a capped side whose metric was not stored (left out of the
+    ratio, counted)."""
     keys = [k for k in by if k in c.columns]
-    cols = [metric, "plan", "capped", "work_at_least", "workload", "size"]
+    flag = _AT_LEAST.get(metric)
+    cols = [metric, "plan", "capped", "workload", "size"] + ([flag] if flag else [])
     if metric not in c or not ((c["algorithm"] == num).any() and (c["algorithm"] == den).any()):
         return pd.DataFrame(columns=["ratio", "lower", "upper", "capped", "workload", "size"])
     a = c[c["algorithm"] == num].groupby(keys, dropna=False)[cols].first()
     b = c[c["algorithm"] == den].groupby(keys, dropna=False)[cols].first()
     j = a.join(b, lsuffix="_n", rsuffix="_d", how="inner")
-    bound_n = j["work_at_least_n"].astype(bool) if metric == "work" else pd.Series(False, index=j.index)
-    bound_d = j["work_at_least_d"].astype(bool) if metric == "work" else pd.Series(False, index=j.index)
+    bound_n = j[f"{flag}_n"].astype(bool) if flag else pd.Series(False, index=j.index)
+    bound_d = j[f"{flag}_d"].astype(bool) if flag else pd.Series(False, index=j.index)
     ratio = (j[f"{metric}_n"] / j[f"{metric}_d"]).where(lambda r: (r > 0) & np.isfinite(r))
     same = (j["plan_n"] == j["plan_d"]) & j["plan_n"].notna()
     ratio = ratio.where(~(same & ratio.notna()), 1.0)
@@ -252,9 +270,10 @@ def effect(p: pd.DataFrame) -> Interval:
     return ratio_interval(p["ratio"][ok].tolist(), lower=p["lower"][ok].tolist(), upper=p["upper"][ok].tolist())
 
 
-def _capped_note(p: pd.DataFrame) -> str:
+def _capped_note(p: pd.DataFrame, metric: str = "throughput_eps") -> str:
     k = int(p["capped"].sum())
-    return f"{k} workloads with a capped side left out (no throughput stored for a capped run)" if k else ""
+    what = "no throughput stored for a capped run" if metric not in _AT_LEAST else f"a run capped at the partial-match cap stored no {metric}"
+    return f"{k} workloads with a capped side left out ({what})" if k else ""
 
 
 def _work_note(c: pd.DataFrame, num: str, den: str) -> str:
@@ -279,18 +298,32 @@ def _pair_claim(c: pd.DataFrame, metric: str, num: str, den: str, claim: str, pa
     to the interval), with the per-set estimates, the work behind it and the capped pairs shown."""
     p = pairs(c, metric, num, den)
     work = _work_note(c, num, den) if metric == "throughput_eps" else ""
-    return Claim.judged(claim, paper, judge(effect(p)), detail=_detail(f"{num}/{den}", _per_set(p), work, extra, _capped_note(p)))
+    return Claim.judged(claim, paper, judge(effect(p)), detail=_detail(f"{num}/{den}", _per_set(p), work, extra, _capped_note(p, metric)))
+
+
+def _sibling(c: pd.DataFrame, metric: str, num: str, den: str, claim: str, paper: str, judge) -> Claim:
+    """The sibling row of a claim on throughput (memory): the same rule on deterministic ``metric``
+    (work, or peak live partial matches), paired per workload by :func:`pairs`, ``num`` over ``den``
+    oriented so that > 1 favours the method the paper says wins (the baseline's work over the method's)."""
+    return _pair_claim(c, metric, num, den, f"{claim} {ON_METRIC[metric]}", paper, judge)
 
 
 def _pooled_effect(c: pd.DataFrame, metric: str, ratios: list[tuple[str, str]], by=BY) -> tuple[Interval, int]:
     """Several planner pairs pooled in one claim: one observation per workload (rules.pooled), and the
-    number of workloads left out for a capped side."""
-    per, capped = {}, 0
+    number of workloads left out for a capped side.  A workload whose pooled ratios hold a lower bound
+    (a capped run's work or peak) is a lower bound, one holding an upper bound an upper bound; one
+    holding both says nothing and is left out (counted)."""
+    per, capped, lower, upper = {}, 0, set(), set()
     for num, den in ratios:
         p = pairs(c, metric, num, den, by)
-        per[f"{num}/{den}"] = p["ratio"].dropna().to_dict()
+        ok = p.dropna(subset=["ratio"])
+        per[f"{num}/{den}"] = ok["ratio"].to_dict()
+        lower |= set(ok.index[ok["lower"].astype(bool)])
+        upper |= set(ok.index[ok["upper"].astype(bool)])
         capped += int(p["capped"].sum())
-    return ratio_interval(list(pooled(per).values())), capped
+    obs = {k: v for k, v in pooled(per).items() if not (k in lower and k in upper)}
+    capped += len(lower & upper)
+    return ratio_interval(list(obs.values()), lower=[k in lower for k in obs], upper=[k in upper for k in obs]), capped
 
 
 def _regime_tables(meta: dict) -> dict[str, str]:
@@ -327,28 +360,40 @@ def fig3(inp: SectionInput) -> Section:
     figs = _grid_figure(w, "throughput_eps", "JQPG Figure 3: throughput per pattern set (higher is better)", inp.figure_dir, "fig3_throughput")
     c = cells(inp.table)
     thr = "throughput_eps"
-    claims = [
-        _pair_claim(c, thr, "DP-LD", "EFREQ", "JQPG over native order-based plans: DP-LD over EFREQ throughput",
-                    "1.7x (Kleene) to 2.7x (conjunctions)", lambda e: at_least(e, 1.7), extra=_with_cost(w, "DP-LD", "EFREQ")),
-        _pair_claim(c, thr, "DP-B", "ZSTREAM", "JQPG over native tree-based plans: DP-B over ZSTREAM throughput",
-                    "similar to DP-LD over EFREQ (1.7x to 2.7x)", lambda e: at_least(e, 1.7), extra=_with_cost(w, "DP-B", "ZSTREAM")),
-    ]
-    parts = [comparable(effect(pairs(c, thr, "DP-LD", h))) for h in ("GREEDY", "II-RANDOM", "II-GREEDY")]
-    claims.append(Claim.judged("order-based: DP-LD and the JQPG heuristics comparable, no significant advantage of DP-LD", "comparable",
-                               all_of(parts), detail=", ".join(f"DP-LD/{h}: {v.ours} ({v.verdict})" for h, v in zip(("GREEDY", "II-RANDOM", "II-GREEDY"), parts))))
-    parts = [at_least(effect(pairs(c, thr, "DP-B", o)), GREATLY) for o in ("ZSTREAM", "ZSTREAM-ORD")]
-    claims.append(Claim.judged("tree-based: DP-B clearly beats ZSTREAM and ZSTREAM-ORD", "a convincing advantage over both",
-                               all_of(parts), detail=", ".join(f"DP-B/{o}: {v.ours} ({v.verdict})" for o, v in zip(("ZSTREAM", "ZSTREAM-ORD"), parts))))
+    # each claim on throughput (num over den), then its sibling on work (den's work over num's)
+    claims = []
+    for num, den, claim, paper, extra in (
+            ("DP-LD", "EFREQ", "JQPG over native order-based plans: DP-LD over EFREQ", "1.7x (Kleene) to 2.7x (conjunctions)", _with_cost(w, "DP-LD", "EFREQ")),
+            ("DP-B", "ZSTREAM", "JQPG over native tree-based plans: DP-B over ZSTREAM", "similar to DP-LD over EFREQ (1.7x to 2.7x)", _with_cost(w, "DP-B", "ZSTREAM"))):
+        claims.append(_pair_claim(c, thr, num, den, f"{claim} throughput", paper, lambda e: at_least(e, 1.7), extra=extra))
+        claims.append(_sibling(c, WORK, den, num, claim, paper, lambda e: at_least(e, 1.7)))
+    heur = ("GREEDY", "II-RANDOM", "II-GREEDY")
+    claim = "order-based: DP-LD and the JQPG heuristics comparable, no significant advantage of DP-LD"
+    for metric, (num, den) in ((thr, ("DP-LD", "{h}")), (WORK, ("{h}", "DP-LD"))):
+        parts = [comparable(effect(pairs(c, metric, num.format(h=h), den.format(h=h)))) for h in heur]
+        claims.append(Claim.judged(claim if metric == thr else f"{claim} {ON_METRIC[metric]}", "comparable", all_of(parts),
+                                   detail=", ".join(f"{num.format(h=h)}/{den.format(h=h)}: {v.ours} ({v.verdict})" for h, v in zip(heur, parts))))
+    claim = "tree-based: DP-B clearly beats ZSTREAM and ZSTREAM-ORD"
+    for metric, (num, den) in ((thr, ("DP-B", "{o}")), (WORK, ("{o}", "DP-B"))):
+        parts = [at_least(effect(pairs(c, metric, num.format(o=o), den.format(o=o))), GREATLY) for o in ("ZSTREAM", "ZSTREAM-ORD")]
+        claims.append(Claim.judged(claim if metric == thr else f"{claim} {ON_METRIC[metric]}", "a convincing advantage over both", all_of(parts),
+                                   detail=", ".join(f"{num.format(o=o)}/{den.format(o=o)}: {v.ours} ({v.verdict})" for o, v in zip(("ZSTREAM", "ZSTREAM-ORD"), parts))))
     claims.append(_pair_claim(c, thr, "DP-B", "DP-LD", "tree-based planners greatly outperform order-based ones (throughput; DP-B over DP-LD)",
                               "greatly outperform", lambda e: at_least(e, GREATLY), extra=_tree_vs_order_cost(w)))
-    claims.append(_pair_claim(c, thr, "DP-LD", "ZSTREAM", "the best order-based JQPG planner (DP-LD) is comparable or superior to ZSTREAM",
-                              "comparable or superior in most settings", lambda e: not_worse(e, COMPARABLE)))
-    best = []
-    for dp, others in (("DP-LD", [a for a in ORDER_PLANNERS if a != "DP-LD"]), ("DP-B", [a for a in TREE_PLANNERS if a != "DP-B"])):
-        best += [(f"{dp}/{o}", not_worse(effect(pairs(c, thr, dp, o)), BEATS)) for o in others]
-    claims.append(Claim.judged("the DP planners give the best performance (DP-LD among order-based, DP-B among tree-based plans)",
-                               "\"the best performance was observed for plans created using ... DP-LD and DP-B\"", all_of([v for _, v in best]),
-                               detail=", ".join(f"{k}: {v.effect.text()} ({v.verdict})" for k, v in best)))
+    claims.append(_sibling(c, WORK, "DP-LD", "DP-B", "tree-based planners greatly outperform order-based ones (DP-B over DP-LD)",
+                           "greatly outperform", lambda e: at_least(e, GREATLY)))
+    claim, paper = "the best order-based JQPG planner (DP-LD) is comparable or superior to ZSTREAM", "comparable or superior in most settings"
+    claims.append(_pair_claim(c, thr, "DP-LD", "ZSTREAM", claim, paper, lambda e: not_worse(e, COMPARABLE)))
+    claims.append(_sibling(c, WORK, "ZSTREAM", "DP-LD", claim, paper, lambda e: not_worse(e, COMPARABLE)))
+    claim = "the DP planners give the best performance (DP-LD among order-based, DP-B among tree-based plans)"
+    for metric in (thr, WORK):
+        best = []
+        for dp, others in (("DP-LD", [a for a in ORDER_PLANNERS if a != "DP-LD"]), ("DP-B", [a for a in TREE_PLANNERS if a != "DP-B"])):
+            best += [(f"{dp}/{o}" if metric == thr else f"{o}/{dp}", not_worse(effect(pairs(c, metric, *((dp, o) if metric == thr else (o, dp)))), BEATS))
+                     for o in others]
+        claims.append(Claim.judged(claim if metric == thr else f"{claim} {ON_METRIC[metric]}",
+                                   "\"the best performance was observed for plans created using ... DP-LD and DP-B\"", all_of([v for _, v in best]),
+                                   detail=", ".join(f"{k}: {v.effect.text()} ({v.verdict})" for k, v in best)))
     return _section(inp, "JQPG Figure 3: throughput per pattern set", figs, claims)
 
 
@@ -361,18 +406,21 @@ def fig4(inp: SectionInput) -> Section:
                         inp.figure_dir, "fig4_memory")
     c = cells(inp.table)
     mem = "peak_memory_bytes"
-    e, capped = _pooled_effect(c, mem, [("EFREQ", p) for p in JQPG_ORDER])
-    claims = [Claim.judged("order-based JQPG plans use less memory than EFREQ's", "65-85% of EFREQ's (EFREQ uses >= 1/0.85 = 1.18x)",
-                           at_least(e, 1 / 0.85), detail=_detail(
-                               "EFREQ over the JQPG order planners, pooled per pattern (identical plans count once)",
-                               ", ".join(f"EFREQ/{p} {effect(pairs(c, mem, 'EFREQ', p)).estimate:.2f}x" for p in JQPG_ORDER),
-                               f"{capped} planner-pattern pairs with a capped side left out (no memory stored)" if capped else ""))]
-    claims.append(_pair_claim(c, mem, "ZSTREAM", "DP-B", "DP-B uses up to ~4x less memory than ZSTREAM",
-                              "up to almost 4x (over the pattern sets; judged over all patterns against 4x)", lambda e: at_least(e, 4.0)))
-    claims.append(_pair_claim(c, mem, "DP-LD", "II-GREEDY", "II-GREEDY is slightly more memory-efficient than DP-LD",
-                              "slightly more memory-efficient", lambda e: at_least(e, BEATS)))
-    claims.append(_pair_claim(c, mem, "DP-LD", "DP-B", "tree-based planners use less memory than order-based ones (DP-LD over DP-B)",
-                              "greatly outperform, in memory too", lambda e: at_least(e, GREATLY)))
+    claims = []
+    claim, paper = "order-based JQPG plans use less memory than EFREQ's", "65-85% of EFREQ's (EFREQ uses >= 1/0.85 = 1.18x)"
+    for metric in (mem, PEAK):
+        e, capped = _pooled_effect(c, metric, [("EFREQ", p) for p in JQPG_ORDER])
+        left = "no memory stored" if metric == mem else "a pair holding both a lower and an upper bound, or no peak stored"
+        claims.append(Claim.judged(claim if metric == mem else f"{claim} {ON_METRIC[metric]}", paper, at_least(e, 1 / 0.85), detail=_detail(
+            "EFREQ over the JQPG order planners, pooled per pattern (identical plans count once)",
+            ", ".join(f"EFREQ/{p} {effect(pairs(c, metric, 'EFREQ', p)).estimate:.2f}x" for p in JQPG_ORDER),
+            f"{capped} planner-pattern pairs with a capped side left out ({left})" if capped else "")))
+    for num, den, claim, paper, c_ in (
+            ("ZSTREAM", "DP-B", "DP-B uses up to ~4x less memory than ZSTREAM", "up to almost 4x (over the pattern sets; judged over all patterns against 4x)", 4.0),
+            ("DP-LD", "II-GREEDY", "II-GREEDY is slightly more memory-efficient than DP-LD", "slightly more memory-efficient", BEATS),
+            ("DP-LD", "DP-B", "tree-based planners use less memory than order-based ones (DP-LD over DP-B)", "greatly outperform, in memory too", GREATLY)):
+        claims.append(_pair_claim(c, mem, num, den, claim, paper, lambda e, c_=c_: at_least(e, c_)))
+        claims.append(_sibling(c, PEAK, num, den, claim, paper, lambda e, c_=c_: at_least(e, c_)))
     return _section(inp, "JQPG Figure 4: memory per pattern set", figs, claims)
 
 
@@ -410,6 +458,17 @@ def fig5(inp: SectionInput) -> Section:
                                            f"minus the slope of log throughput on log length over patterns, per planner (c = {drastic:.2f}: "
                                            f"a {GREATLY:g}x drop from n={lo_n:g} to n={hi_n:g})", ", ".join(names),
                                            f"{k} capped cells (the slowest; no throughput) left out, so the drops are lower bounds" if k else "")))
+            parts, names = [], []
+            for p in order_names(d["algorithm"].unique(), ALL_PLANNERS):
+                g = d[(d["algorithm"] == p) & d[WORK].notna() & ~d["work_at_least"]]  # a slope has no one-sided reading
+                parts.append(at_least(slope_interval(g["size"], g[WORK]), drastic))
+                names.append(f"{p} {parts[-1].effect.text()} ({parts[-1].verdict})")
+            claims.append(Claim.judged(f"{ds}: every method degrades with the sequence length {ON_METRIC[WORK]}", "drastically",
+                                       all_of(parts), detail=_detail(
+                                           f"the slope of log work on log length over patterns, per planner (c = {drastic:.2f}: "
+                                           f"{GREATLY:g}x the work from n={lo_n:g} to n={hi_n:g})", ", ".join(names),
+                                           f"{k} capped cells (the costliest; their work a lower bound or not stored) left out, so the growths "
+                                           "are lower bounds" if k else "")))
             for num, den, paper, c_slope in (
                     ("DP-B", "ZSTREAM", "1.2x at n=3 rising to 7.6x at n=7", math.log(7.6 / 1.2) / math.log(7 / 3)),
                     ("DP-LD", "EFREQ", "consistently higher for longer sequences", TREND)):
@@ -418,6 +477,15 @@ def fig5(inp: SectionInput) -> Section:
                 claims.append(Claim.judged(f"{ds}: the gain of {num} over {den} grows with the sequence length", paper,
                                            at_least(slope_interval(pr["size"], pr["ratio"]), c_slope),
                                            detail=_detail(f"slope of log({num}/{den}) on log length over patterns", by_n, _capped_note(pairs(d, "throughput_eps", num, den)))))
+                pw = pairs(d, WORK, den, num)
+                bounded = int((pw["lower"] | pw["upper"]).sum())
+                pr = pw.dropna(subset=["ratio"])[lambda x: ~(x["lower"] | x["upper"])]  # a slope has no one-sided reading
+                by_n = ", ".join(f"n={n:g}: {ratio_interval(g['ratio'].tolist()).estimate:.2f}x" for n, g in pr.groupby("size"))
+                claims.append(Claim.judged(f"{ds}: the gain of {num} over {den} grows with the sequence length {ON_METRIC[WORK]}", paper,
+                                           at_least(slope_interval(pr["size"], pr["ratio"]), c_slope),
+                                           detail=_detail(f"slope of log({den}/{num} work) on log length over patterns", by_n,
+                                                          f"{bounded} pairs with a work-capped side (a bound) left out" if bounded else "",
+                                                          _capped_note(pw, WORK))))
     return _section(inp, "JQPG Figure 5: throughput vs sequence length", figs, claims, per="size")
 
 
@@ -458,10 +526,19 @@ def fig6(inp: SectionInput) -> Section:
         claims.append(Claim.judged(f"{ds}/{kind}: throughput falls as the plan cost grows", "inversely proportional, roughly 1/x^c with c >= 1",
                                    at_least(invert(slope_interval(u["plan_cost"], u["throughput_eps"])), 1.0),
                                    detail=_detail("minus the slope of log throughput on log plan cost", note)))
+        # a slope has no one-sided reading: the capped plans' work and peaks (lower bounds) are left out
+        x = u[~u["work_at_least"]]
+        claims.append(Claim.judged(f"{ds}/{kind}: throughput falls as the plan cost grows {ON_METRIC[WORK]}", "inversely proportional, roughly 1/x^c with c >= 1",
+                                   at_least(slope_interval(x["plan_cost"], x[WORK]), 1.0),
+                                   detail=_detail("the slope of log work on log plan cost", note)))
         if "peak_memory_bytes" in u and u["peak_memory_bytes"].notna().sum() >= 3:
             claims.append(Claim.judged(f"{ds}/{kind}: memory grows with the plan cost", "approximately linear",
                                        comparable(slope_interval(u["plan_cost"], u["peak_memory_bytes"]), LINEAR, target=1.0),
                                        detail=_detail("slope of log memory on log plan cost", note)))
+            x = u[~u["pm_at_least"]]
+            claims.append(Claim.judged(f"{ds}/{kind}: memory grows with the plan cost {ON_METRIC[PEAK]}", "approximately linear",
+                                       comparable(slope_interval(x["plan_cost"], x[PEAK]), LINEAR, target=1.0),
+                                       detail=_detail("slope of log peak live partial matches on log plan cost", note)))
     return _section(inp, "JQPG Figure 6: throughput and memory vs plan cost", figs, claims, per="")
 
 

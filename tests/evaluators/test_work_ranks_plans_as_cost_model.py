@@ -1,0 +1,203 @@
+"""Does deterministic work rank plans as the cost model does?  Over many distinct plans of one pattern
+(one workload, for the multi-pattern evaluator), the Spearman rank correlation between the plan's cost
+(the project's cost model, statistics measured on the same stream) and what the evaluator counts: its
+``work`` (join candidates examined, :mod:`cep.metrics`), its peak live partial matches and (single-pattern
+evaluators) the partial matches it created (:meth:`evaluators.runtime.Runtime.partial_matches_created`).
+
+The report judges plan-quality claims on ``work`` beside throughput (experiments/reporting: the rows
+"(work: join candidates examined)"), so how far work follows the planned cost matters.  Measured on the
+stream below (seed 3, rates 0.5-8 events/s, 40 random plans per single-pattern evaluator, 16 per
+multi-pattern kind):
+
+* lazy NFA, random orders, Cost_ord against work: rho = 0.86 (peak partial matches: 0.94, partial
+  matches created: 0.85) -- work ranks orders as the cost model does;
+* tree evaluator, random trees, Cost_tree against work: rho = 0.33 (peak partial matches: 0.93, partial
+  matches created: 0.87);
+* multi-pattern evaluator, random shared plans, Cost^multi against work: rho = 0.17 for MPTs of orders
+  and -0.54 for MPMs of trees (peak partial matches: 0.91 and 0.92).
+
+So the cost models rank the partial matches a plan creates and keeps, which is what they estimate, but ``work`` only
+for the lazy NFA: a join adds the length of every sibling list it scans (``work += len(...)`` in
+:mod:`evaluators.codegen`), that is the candidate pairs before the node's own predicates and SEQ order
+are applied (and entries of lists trimmed lazily), while the cost of a node counts the partial matches
+that pass them.  The tree and multi-pattern cases are kept as strict expected failures: they document
+the measured gap and fail as soon as work starts ranking those plans as the cost model does.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from scipy.stats import spearmanr
+
+from algorithms import plan_log_cost
+from algorithms.multi.costs import cost_multi, workload_models
+from cep.columnar import EventColumns
+from cep.dnf import to_dnf
+from cep.global_plans import build_global_plan, workload_clauses
+from cep.parser import parse_pattern
+from cep.plans import OrderPlan, PatternPlan, TreePlan
+from evaluators import compile_evaluator
+from evaluators.multi import evaluate_workload
+from evaluators.runtime import Runtime, prepare
+from experiments.data.statistics import (
+    estimate_statistics,
+    estimate_workload_statistics,
+)
+from experiments.data.synthetic import Distribution, TypeSpec, generate_stream
+
+RATES = {"A": 0.5, "B": 1.0, "C": 2.0, "D": 4.0, "E": 8.0}
+PATTERN = "PATTERN SEQ(A a, B b, C c, D d, E e) WHERE a.x < b.x AND c.x < d.x AND d.x < e.x WITHIN 4 seconds"
+WORKLOAD = (
+    "PATTERN SEQ(A a, B b, C c, D d) WHERE a.x < b.x AND c.x < d.x WITHIN 4 seconds",
+    "PATTERN SEQ(A a, B b, C c, E e) WHERE a.x < b.x AND c.x < e.x WITHIN 4 seconds",
+    "PATTERN SEQ(B b, C c, D d, E e) WHERE d.x < e.x WITHIN 4 seconds",
+)
+#: the floor of a rank correlation called high: under the measured 0.86-0.94 above, over the largest of
+#: 200 shuffles of each cost list (0.57 with 40 plans, 0.78 with 16)
+HIGH = 0.8
+
+
+@pytest.fixture(scope="module")
+def stream():
+    spec = {t: TypeSpec(r, {"x": Distribution("normal", 0, 1)}, None) for t, r in RATES.items()}
+    return generate_stream(spec, duration=150.0, seed=3)
+
+
+def random_tree(rng: random.Random, leaves: list[str]):
+    if len(leaves) == 1:
+        return leaves[0]
+    k = rng.randrange(1, len(leaves))
+    return (random_tree(rng, leaves[:k]), random_tree(rng, leaves[k:]))
+
+
+def random_plan(rng: random.Random, variables, kind: str):
+    v = list(variables)
+    rng.shuffle(v)
+    return OrderPlan(tuple(v)) if kind == "order" else TreePlan(random_tree(rng, v))
+
+
+def distinct_plans(kind: str, variables, n: int, seed: int = 7) -> list:
+    rng, plans = random.Random(seed), set()
+    while len(plans) < n:
+        plans.add(random_plan(rng, variables, kind))
+    return sorted(plans, key=str)
+
+
+def rank_agreement(costs: list[float], counts: list[float]) -> float:
+    rho = spearmanr(costs, counts).correlation
+    shuffled = random.Random(0).sample(costs, len(costs))
+    assert spearmanr(shuffled, counts).correlation < HIGH, "a shuffled cost list must not pass"
+    return rho
+
+
+def run(pattern, plan, evaluator: str, stream) -> Runtime:
+    """One untimed run of the compiled evaluator; the runtime keeps its counts."""
+    program = compile_evaluator(pattern, PatternPlan((plan,)), evaluator)
+    rt = Runtime(program, prepare(program, EventColumns.from_events(stream)), cap=float("inf"), collect_matches=False)
+    rt.run()
+    return rt
+
+
+def single_pattern(stream, evaluator: str, kind: str) -> tuple[list[float], list[float], list[float], list[float]]:
+    """(planned cost, work, peak partial matches, partial matches created) of 40 distinct random plans of PATTERN."""
+    p = parse_pattern(PATTERN)
+    stats = estimate_statistics(stream, [p])
+    sp = to_dnf(p)[0]
+    costs, work, peak, created = [], [], [], []
+    for plan in distinct_plans(kind, sp.positive, 40):
+        costs.append(plan_log_cost(sp, plan, stats))
+        rt = run(p, plan, evaluator, stream)
+        work.append(rt.work)
+        peak.append(rt.peak)
+        created.append(rt.partial_matches_created())
+    assert max(work) > 2 * min(work), "the plans must differ in work"
+    return costs, work, peak, created
+
+
+def multi_pattern(stream, kind: str) -> tuple[list[float], list[float], list[float]]:
+    """(Cost^multi, work, peak partial matches) of 16 distinct global plans of WORKLOAD: a random local
+    plan per pattern, common sub-plans shared."""
+    patterns = [parse_pattern(t) for t in WORKLOAD]
+    clauses = workload_clauses(patterns)
+    models = workload_models(clauses, estimate_workload_statistics(stream, patterns, seed=0))
+    rng, seen = random.Random(7), set()
+    costs, work, peak = [], [], []
+    while len(costs) < 16:
+        plans = {o: random_plan(rng, sp.positive, kind) for o, sp in clauses.items()}
+        key = tuple(sorted((str(o), str(p)) for o, p in plans.items()))
+        if key in seen:
+            continue
+        seen.add(key)
+        g = build_global_plan(kind, clauses, plans, share=True)
+        m = evaluate_workload(patterns, g, stream, collect_matches=False).metrics
+        costs.append(cost_multi(g, models))
+        work.append(m["work"])
+        peak.append(m["peak_partial_matches"])
+    return costs, work, peak
+
+
+@pytest.fixture(scope="module")
+def nfa_runs(stream):
+    return single_pattern(stream, "nfa", "order")
+
+
+def test_lazy_nfa_work_ranks_orders_as_cost_ord(nfa_runs):
+    costs, work, _, _ = nfa_runs
+    assert rank_agreement(costs, work) >= HIGH
+
+
+def test_lazy_nfa_partial_matches_created_rank_orders_as_cost_ord(nfa_runs):
+    costs, _, _, created = nfa_runs
+    assert rank_agreement(costs, created) >= HIGH
+
+
+@pytest.fixture(scope="module")
+def tree_runs(stream):
+    return single_pattern(stream, "tree", "tree")
+
+
+def test_tree_partial_matches_rank_trees_as_cost_tree(tree_runs):
+    costs, _, peak, created = tree_runs
+    assert rank_agreement(costs, peak) >= HIGH
+    assert rank_agreement(costs, created) >= HIGH
+
+
+@pytest.mark.xfail(strict=True, reason="measured rho = 0.33: a join's work counts the candidates before its predicates (module doc)")
+def test_tree_work_ranks_trees_as_cost_tree(tree_runs):
+    costs, work, _, _ = tree_runs
+    assert spearmanr(costs, work).correlation >= HIGH
+
+
+@pytest.fixture(scope="module", params=["order", "tree"])
+def multi_runs(request, stream):
+    return request.param, multi_pattern(stream, request.param)
+
+
+def test_multi_pattern_partial_matches_rank_global_plans_as_cost_multi(multi_runs):
+    _, (costs, _, peak) = multi_runs
+    assert rank_agreement(costs, peak) >= HIGH
+
+
+@pytest.mark.xfail(strict=True, reason="measured rho = 0.17 (MPT) and -0.54 (MPM): work is not what Cost^multi counts (module doc)")
+def test_multi_pattern_work_ranks_global_plans_as_cost_multi(multi_runs):
+    _, (costs, work, _) = multi_runs
+    assert spearmanr(costs, work).correlation >= HIGH
+
+
+def test_partial_matches_created_counts_every_stored_instance(stream):
+    """The count of the runtime against a brute-force count: under the order (a, b, c) of SEQ(A, B, C)
+    the only stored partial matches are the (a, b) pairs in order within the window, under (c, b, a)
+    the (b, c) pairs (expired ones included: the count is of instances created, not live)."""
+    p = parse_pattern("PATTERN SEQ(A a, B b, C c) WITHIN 4 seconds")
+    ts = {t: np.array([e.ts for e in stream if e.type == t]) for t in "ABC"}
+
+    def pairs(first: str, second: str) -> int:
+        d = ts[second][None, :] - ts[first][:, None]
+        return int(((d > 0) & (d <= 4)).sum())
+
+    assert run(p, OrderPlan(("a", "b", "c")), "nfa", stream).partial_matches_created() == pairs("A", "B")
+    assert run(p, OrderPlan(("c", "b", "a")), "nfa", stream).partial_matches_created() == pairs("B", "C")
+    assert pairs("A", "B") != pairs("B", "C")
