@@ -43,6 +43,7 @@ _ALL = (
     _m("elapsed_s", False, "s", "detection time"),
     _m("decode_s", False, "s", "time to turn the input into columns, timed apart from detection"),
     _m("work", True, "candidates", "candidate combinations the joins examined"),
+    _m("partial_matches_created", True, "", "partial matches the run created (live, expired or purged)"),
     _m("peak_partial_matches", True, "", "largest number of live partial matches after any event"),
     _m("mean_partial_matches", True, "", "live partial matches averaged over the events of the pattern's types"),
     _m("peak_buffered_events", True, "", "largest number of events buffered for later joins"),
@@ -103,9 +104,9 @@ MEASURED: tuple[str, ...] = tuple(m.name for m in _ALL if not m.deterministic)
 
 #: what an evaluator's run reports (:func:`evaluators.engine.run_program`), in this order
 EVALUATION: tuple[str, ...] = (
-    "events", "matches", "throughput_eps", "elapsed_s", "decode_s", "work", "peak_partial_matches",
-    "mean_partial_matches", "peak_buffered_events", "peak_state", "peak_memory_bytes", "latency_ms_mean",
-    "latency_ms_p95", "latency_work_mean",
+    "events", "matches", "throughput_eps", "elapsed_s", "decode_s", "work", "partial_matches_created",
+    "peak_partial_matches", "mean_partial_matches", "peak_buffered_events", "peak_state", "peak_memory_bytes",
+    "latency_ms_mean", "latency_ms_p95", "latency_work_mean",
 )
 
 

@@ -16,6 +16,8 @@ Metrics (JQPG Section 6.2):
     converting event objects), timed apart from detection;
   * ``elapsed_s``: detection time, from the columns to the last reported match (discarding the
     events of other types included); ``work``: the candidate combinations the joins examined;
+    ``partial_matches_created``: every partial match the run created, live, expired or purged
+    (:meth:`evaluators.runtime.Runtime.partial_matches_created`);
   * ``throughput_eps``: ``events / elapsed_s``, over the whole stream;
   * ``peak_partial_matches``: the largest number of live partial matches (instances of two or more
     events, and Kleene subsets) after any event; ``peak_buffered_events``: the same for the events
@@ -155,6 +157,7 @@ def run_program(
         "elapsed_s": elapsed,
         "decode_s": decode_s,
         "work": rt.work,
+        "partial_matches_created": rt.partial_matches_created(),
         "peak_partial_matches": rt.peak,
         "mean_partial_matches": rt.tot / rt.n if rt.n else 0.0,
         "peak_buffered_events": rt.peakb,

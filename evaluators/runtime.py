@@ -317,9 +317,8 @@ class Runtime:
     def partial_matches_created(self) -> int:
         """The partial matches the run created (instances of internal plan nodes and Kleene leaves,
         live, expired or purged), counted after the run at no cost to the loop: the loop adds each new
-        one to ``cnt`` and expiry leaves ``cnt`` alone, so ``cnt`` loses only the purged ones.  Not yet a
-        metric of :data:`cep.metrics.EVALUATION`: ``verify`` counts a deterministic metric that the
-        committed rows lack as a difference, so it enters with a re-run of the results."""
+        one to ``cnt`` and expiry leaves ``cnt`` alone, so ``cnt`` loses only the purged ones (the
+        ``partial_matches_created`` metric of :func:`evaluators.engine.run_program`)."""
         return sum(self.cnt) + self.purged
 
 
