@@ -101,7 +101,7 @@ def test_the_readme_section_runs_exactly_what_ci_runs():
     commands = section.split("```", 2)[1].strip().splitlines()
     ci = (REPO / ".ci" / "run").read_text().splitlines()
     assert len(commands) == 4 and all(c in ci for c in commands)
-    assert ci.index(".venv/bin/python -m pytest -q") < ci.index(commands[0]) < ci.index(commands[-1]) < \
+    assert ci.index(".venv/bin/python -m pytest -q -n 2") < ci.index(commands[0]) < ci.index(commands[-1]) < \
         ci.index(".venv/bin/python -m experiments verify --sample 3")
 
 
