@@ -241,7 +241,7 @@ class AdaptiveCell(McepCell):
             return {alg: cells.capped(e, len(stream), time.perf_counter() - t0)}
         return {alg: cells.Evaluated({"throughput_eps": m["throughput_eps"] if m["elapsed_s"] > 0 else None,
                                       "matches": m["matches"], "events": m["events"],
-                                      "peak_partial_matches": m["peak_partial_matches"]})}
+                                      "peak_partial_matches": m["peak_partial_matches"], "work": m["work"]})}
 
     def fields(self, spec: Mapping, algorithm: str) -> dict:
         return {**super().fields(spec, algorithm), "kind": "adaptive"}
