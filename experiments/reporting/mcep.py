@@ -370,20 +370,16 @@ def _fig13_claims(df: pd.DataFrame) -> list[Claim]:
                  "extremely frequent input changes clearly reduce system performance (Fig. 13)", rs,
                  lambda claim, paper: _judge(claim, paper, values(rs, "static", WORK), TREND, trend="within", falls=True,
                                              extra="minus the slope of log work on log events between reshuffles, one slope per seed")),
-        _judge("larger time windows give larger gaps: the local search's gain grows with the window",
-               "increasing the window leads to bigger differences in plan quality (Fig. 11c)",
-               paired(_sweep(t, "window"), LOCAL, "TRIVIAL"), TREND, trend="across"),
-        _judge(f"larger time windows give larger gaps: the local search's gain grows with the window {ON_WORK}",
-               "increasing the window leads to bigger differences in plan quality (Fig. 11c)",
-               paired(_sweep(t, "window"), LOCAL, "TRIVIAL", WORK), TREND, trend="across"),
-    ] + ([
-        _judge("on stock, the local search's gain grows with the count window",
-               "even bigger boost for larger count windows on stock (Fig. 11d)",
-               paired(_sweep(t, "count_window"), LOCAL, "TRIVIAL"), TREND, trend="across"),
-        _judge(f"on stock, the local search's gain grows with the count window {ON_WORK}",
-               "even bigger boost for larger count windows on stock (Fig. 11d)",
-               paired(_sweep(t, "count_window"), LOCAL, "TRIVIAL", WORK), TREND, trend="across"),
-    ] if stock else [])
+        *_gain_grows("larger time windows give larger gaps: the local search's gain grows with the window",
+                     "increasing the window leads to bigger differences in plan quality (Fig. 11c)", _sweep(t, "window")),
+    ] + (_gain_grows("on stock, the local search's gain grows with the count window",
+                     "even bigger boost for larger count windows on stock (Fig. 11d)", _sweep(t, "count_window")) if stock else [])
+
+
+def _gain_grows(claim: str, paper: str, t: pd.DataFrame) -> list[Claim]:
+    """The local search's gain over TRIVIAL grows across the swept value: on throughput, then on work."""
+    return [_judge(claim, paper, paired(t, LOCAL, "TRIVIAL"), TREND, trend="across"),
+            _judge(f"{claim} {ON_WORK}", paper, paired(t, LOCAL, "TRIVIAL", WORK), TREND, trend="across")]
 
 
 def fig13(inp: SectionInput) -> Section:
