@@ -9,8 +9,10 @@ paired (:func:`pairs`): per workload -- one pattern on one stream, at one alpha 
 -- the ratio of their two plans' measurements; two planners that chose the same plan ran the same
 computation, so their ratio is exactly 1; planners pooled in one claim give one observation per
 pattern (:func:`rules.pooled`).  A cell stopped at the work cap enters the work effect as a lower
-bound of its work; it stored no throughput or memory, so a throughput pair with a capped side is left
-out of the interval and counted in the claim's row.  Each claim states its size as the paper gives it
+bound of its work; it stored no memory, and a throughput only as an upper bound (the whole stream's
+events over its time to the cap, :mod:`experiments.reporting.bounds`), so a throughput ratio with a
+capped side is a bound (rules.ratio_interval), and one whose capped side stored no time is left out of
+the interval and counted in the claim's row.  Trends (slopes) leave capped cells out.  Each claim states its size as the paper gives it
 (its numbers; GREATLY, BEATS, COMPARABLE, TREND, LINEAR of the rule set for its words).
 
 Beside every claim of Figures 3-6 judged on throughput stands a sibling row judged on the deterministic
@@ -212,8 +214,10 @@ _WORK_CAP = r"examined (\d+) candidate"
 
 def cells(table: pd.DataFrame) -> pd.DataFrame:
     """One row per cell of every status: its metrics, status and plan; a cell stopped at the work cap
-    keeps its work as a lower bound (the count its status names, ``work_at_least``), a capped cell has
-    no throughput or memory (none was stored)."""
+    keeps its work as a lower bound (the count its status names, ``work_at_least``); a capped cell has no
+    throughput or memory, but one that stored its time to the cap has an upper bound on its throughput
+    over the whole stream, ``throughput_at_most`` = events / ``capped_elapsed_s``
+    (:mod:`experiments.reporting.bounds`)."""
     w = wide(table, statuses=tuple(table["status"].dropna().unique()))
     # a capped cell's planning rows are "ok", its evaluation rows "capped: ...": the cell is capped
     status = table["status"].where(table["status"].str.startswith(CAPPED_PREFIX, na=False))
@@ -232,37 +236,60 @@ def cells(table: pd.DataFrame) -> pd.DataFrame:
         w["peak_partial_matches"] = np.nan
     # a capped run stored the peak it had reached when the cap stopped it: the real peak is at least that
     w["pm_at_least"] = w["capped"] & w["peak_partial_matches"].notna()
+    timed = w["capped"] & (w["capped_elapsed_s"] > 0) if {"capped_elapsed_s", "events"} <= set(w.columns) else pd.Series(False, index=w.index)
+    w["throughput_at_most"] = np.where(timed, w["events"] / w["capped_elapsed_s"].where(timed), np.nan) if timed.any() else np.nan
     return w
 
 
 #: the deterministic metrics a capped run leaves as a lower bound, and the column of :func:`cells` that flags it
 WORK, PEAK = "work", "peak_partial_matches"
 _AT_LEAST = {WORK: "work_at_least", PEAK: "pm_at_least"}
+#: the measured metric a capped run that stored its time bounds from above, and the column holding the bound
+_AT_MOST = {"throughput_eps": "throughput_at_most"}
+
+
+def _sides(c: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """Per cell: ``value`` of ``metric`` (a capped run's bound where it has one), ``least``/``most`` when
+    that value is a lower/upper bound."""
+    least, most = _AT_LEAST.get(metric), _AT_MOST.get(metric)
+    value = c[metric]
+    at_most = pd.Series(False, index=c.index)
+    if most and most in c:
+        at_most = c[metric].isna() & c[most].notna()
+        value = value.where(~at_most, c[most])
+    at_least = c[least].astype(bool) if least else pd.Series(False, index=c.index)
+    return c.assign(value=value, least=at_least, most=at_most)
 
 
 def pairs(c: pd.DataFrame, metric: str, num: str, den: str, by=BY) -> pd.DataFrame:
     """Per workload, ``metric`` of ``num`` over ``den`` (JQPG 6.3's paired comparison): ``ratio``, with
-    ``lower``/``upper`` when a side's value is a lower bound (work or peak partial matches of a capped
-    run); two identical plans are one plan, their ratio exactly 1 (a measured difference between them is
-    noise).  ``capped`` marks a pair with a capped side whose metric was not stored (left out of the
-    ratio, counted)."""
+    ``lower``/``upper`` when the ratio is a bound: a side's work or peak partial matches of a capped run
+    is a lower bound, its throughput (events / time to the cap) an upper bound; a pair bounded both ways
+    says nothing and is left out.  Two identical plans are one plan, their ratio exactly 1 (a measured
+    difference between them is noise).  ``capped`` marks a pair with a capped side whose metric was not
+    stored (left out of the ratio, counted)."""
     keys = [k for k in by if k in c.columns]
-    flag = _AT_LEAST.get(metric)
-    cols = [metric, "plan", "capped", "workload", "size"] + ([flag] if flag else [])
+    cols = ["value", "least", "most", "plan", "capped", "workload", "size"]
     if metric not in c or not ((c["algorithm"] == num).any() and (c["algorithm"] == den).any()):
         return pd.DataFrame(columns=["ratio", "lower", "upper", "capped", "workload", "size"])
-    a = c[c["algorithm"] == num].groupby(keys, dropna=False)[cols].first()
-    b = c[c["algorithm"] == den].groupby(keys, dropna=False)[cols].first()
+    s = _sides(c, metric)
+    a = s[s["algorithm"] == num].groupby(keys, dropna=False)[cols].first()
+    b = s[s["algorithm"] == den].groupby(keys, dropna=False)[cols].first()
     j = a.join(b, lsuffix="_n", rsuffix="_d", how="inner")
-    bound_n = j[f"{flag}_n"].astype(bool) if flag else pd.Series(False, index=j.index)
-    bound_d = j[f"{flag}_d"].astype(bool) if flag else pd.Series(False, index=j.index)
-    ratio = (j[f"{metric}_n"] / j[f"{metric}_d"]).where(lambda r: (r > 0) & np.isfinite(r))
+    lower = j["least_n"].astype(bool) | j["most_d"].astype(bool)
+    upper = j["most_n"].astype(bool) | j["least_d"].astype(bool)
+    ratio = (j["value_n"] / j["value_d"]).where(lambda r: (r > 0) & np.isfinite(r))
     same = (j["plan_n"] == j["plan_d"]) & j["plan_n"].notna()
     ratio = ratio.where(~(same & ratio.notna()), 1.0)
-    both = bound_n & bound_d
-    out = pd.DataFrame({"ratio": ratio.where(~both), "lower": bound_n & ~both, "upper": bound_d & ~both,
+    both = lower & upper
+    out = pd.DataFrame({"ratio": ratio.where(~both), "lower": lower & ~both, "upper": upper & ~both,
                         "capped": (j["capped_n"] | j["capped_d"]) & ratio.isna(), "workload": j["workload_n"], "size": j["size_n"]})
     return out
+
+
+def _exact(p: pd.DataFrame) -> pd.Series:
+    """The ratios of :func:`pairs` that are values, not bounds."""
+    return p.loc[~(p["lower"].astype(bool) | p["upper"].astype(bool)), "ratio"].dropna()
 
 
 def effect(p: pd.DataFrame) -> Interval:
@@ -272,7 +299,8 @@ def effect(p: pd.DataFrame) -> Interval:
 
 def _capped_note(p: pd.DataFrame, metric: str = "throughput_eps") -> str:
     k = int(p["capped"].sum())
-    what = "no throughput stored for a capped run" if metric not in _AT_LEAST else f"a run capped at the partial-match cap stored no {metric}"
+    what = (f"a run capped at the partial-match cap stored no {metric}" if metric in _AT_LEAST
+            else "a capped run stored no time to its cap" if metric in _AT_MOST else f"no {metric} stored for a capped run")
     return f"{k} workloads with a capped side left out ({what})" if k else ""
 
 
@@ -472,11 +500,15 @@ def fig5(inp: SectionInput) -> Section:
             for num, den, paper, c_slope in (
                     ("DP-B", "ZSTREAM", "1.2x at n=3 rising to 7.6x at n=7", math.log(7.6 / 1.2) / math.log(7 / 3)),
                     ("DP-LD", "EFREQ", "consistently higher for longer sequences", TREND)):
-                pr = pairs(d, "throughput_eps", num, den).dropna(subset=["ratio"])
+                pt = pairs(d, "throughput_eps", num, den)
+                bounded = int((pt["lower"] | pt["upper"]).sum())
+                pr = pt.dropna(subset=["ratio"])[lambda x: ~(x["lower"] | x["upper"])]  # a slope has no one-sided reading
                 by_n = ", ".join(f"n={n:g}: {ratio_interval(g['ratio'].tolist()).estimate:.2f}x" for n, g in pr.groupby("size"))
                 claims.append(Claim.judged(f"{ds}: the gain of {num} over {den} grows with the sequence length", paper,
                                            at_least(slope_interval(pr["size"], pr["ratio"]), c_slope),
-                                           detail=_detail(f"slope of log({num}/{den}) on log length over patterns", by_n, _capped_note(pairs(d, "throughput_eps", num, den)))))
+                                           detail=_detail(f"slope of log({num}/{den}) on log length over patterns", by_n,
+                                                          f"{bounded} pairs with a capped side (a throughput bound) left out" if bounded else "",
+                                                          _capped_note(pt))))
                 pw = pairs(d, WORK, den, num)
                 bounded = int((pw["lower"] | pw["upper"]).sum())
                 pr = pw.dropna(subset=["ratio"])[lambda x: ~(x["lower"] | x["upper"])]  # a slope has no one-sided reading
@@ -772,7 +804,7 @@ def fig9(inp: SectionInput) -> Section:
         # per pattern: the JQPG gain under any-match over that under next-match (same pattern, same stream)
         gain = {}
         for st_ in ("skip-till-any-match", "skip-till-next-match"):
-            per = {f"{a}/{b}": pairs(d[d["strategy"] == st_], "throughput_eps", a, b, ("dataset", "pattern_id"))["ratio"].dropna().to_dict() for a, b in native}
+            per = {f"{a}/{b}": _exact(pairs(d[d["strategy"] == st_], "throughput_eps", a, b, ("dataset", "pattern_id"))).to_dict() for a, b in native}
             gain[st_] = pd.Series(pooled(per), dtype=float)
         less = (gain["skip-till-any-match"] / gain["skip-till-next-match"]).dropna()
         claims.append(Claim.judged(f"{ds}: the JQPG lead is smaller under skip-till-next-match than under skip-till-any-match", "less significant than for any-match",

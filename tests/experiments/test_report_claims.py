@@ -114,6 +114,24 @@ def test_capped_runs_enter_the_work_effect_as_bounds_and_are_counted(tmp_path):
     assert verdict == HOLDS
 
 
+def test_a_capped_run_that_stored_its_time_bounds_the_throughput_ratio(tmp_path):
+    """EFREQ stopped at the cap on three patterns after ``capped_elapsed_s`` seconds: its throughput over
+    the whole stream is at most events / that time, so DP-LD over EFREQ on those patterns is a lower
+    bound -- it enters the interval as one, and is not left out; a slope over the sizes leaves it out."""
+    t = table(FACTORS)
+    hit = (t["algorithm"] == "EFREQ") & t["pattern_id"].isin(["seq-3-0", "seq-3-1", "seq-3-2"])
+    cap = "capped: nfa evaluator: its joins examined 20000123 candidate combinations, past the cap of 20000000"
+    t = t[~(hit & t["metric"].isin(["throughput_eps", "throughput_spread"]))]
+    hit = (t["algorithm"] == "EFREQ") & t["pattern_id"].isin(["seq-3-0", "seq-3-1", "seq-3-2"])
+    plan_rows = t[hit & (t["metric"] == "plan_cost")]
+    timed = pd.concat([plan_rows.assign(metric="events", value=1000.0, status=cap),
+                       plan_rows.assign(metric="capped_elapsed_s", value=2.0, status=cap)], ignore_index=True)
+    t = pd.concat([t, timed], ignore_index=True)
+    ours, verdict = claims_of(fig3(SectionInput("jqpg_fig3", t, {}, tmp_path)))["JQPG over native order-based plans: DP-LD over EFREQ throughput"]
+    assert "(n=12, 3 lower bounds)" in ours and "left out" not in ours
+    assert verdict == HOLDS
+
+
 def test_figure_4_memory_claims_on_a_hand_built_table(tmp_path):
     mem = {"TRIVIAL": 2.0, "EFREQ": 1.0, "GREEDY": 0.75, "II-RANDOM": 0.75, "II-GREEDY": 0.7, "DP-LD": 0.75,
            "ZSTREAM": 3.0, "ZSTREAM-ORD": 2.0, "DP-B": 1.0}
