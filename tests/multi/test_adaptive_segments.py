@@ -101,3 +101,42 @@ def test_segments_must_cover_the_stream_from_its_start_and_not_split_a_timestamp
     tie = next(j for j in range(1, len(ts)) if ts[j - 1] == ts[j])
     with pytest.raises(PlanError, match="splits events of one timestamp"):
         evaluate_segments(pats, [(0, plans["DP-B"]), (tie, plans["TRIVIAL"])], stream)
+
+
+def test_the_reshuffled_stream_of_mcep_fig13_under_forced_switches_gives_the_static_plans_matches():
+    """mcep_fig13's reshuffled real-data stream and generated workload (time windows, negations,
+    Kleene), its plans made on sliding windows at four forced switch points: the migrating run reports
+    per pattern the match set of the static plan's one pass, and no event is replayed."""
+    from hydra import compose, initialize_config_dir
+
+    from cep.pattern import negated_variables
+    from experiments.exps.mcep_adaptive import adaptive_plan, window_statistics
+    from experiments.exps.mcep_figs import ADAPTIVE_CELL, build_specs
+
+    with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):
+        cfg = compose("config", overrides=[
+            "+exp=mcep_fig13", "runner=serial", "exp.datasets=[nasdaq]", "exp.scales.quick.seeds=[2]",
+            "exp.scales.quick.windows=3", "exp.scales.quick.values.reshuffle_every=[100]",
+            "exp.scales.quick.base.search_steps=200",
+        ])
+    spec = next(s for s in build_specs(cfg) if s["x_name"] == "reshuffle_every" and s["algorithm"] == "static")
+    stream = ADAPTIVE_CELL.stream(spec)
+    pats = ADAPTIVE_CELL.workload(spec, stream)
+    assert any(negated_variables(q.structure) for q in pats)
+    p = spec["params"]
+    static = adaptive_plan(stream, pats, drift_window=int(p["drift_window"]), check_every=int(p["check_every"]),
+                           drift_alpha=float(p["drift_alpha"]), window_s=float(p["window"]), seed=2,
+                           budget={"time_limit": 60.0, "max_steps": 200}, adaptive=False)
+    ts = [e.ts for e in stream]
+    segments = list(static.segments)
+    for k, c in enumerate((700, 1400, 1450, 2300)):
+        stats = window_statistics(stream, pats, c - 300, c, seed=2)
+        planner = ("SA-EDGE", "TRIVIAL")[k % 2]
+        segments.append((switch_point(ts, c), plan_workload(pats, planner, stats, seed=2, max_steps=200).plan))
+    one = evaluate_workload(pats, static.segments[0][1], stream, collect_matches=True)
+    res = evaluate_segments(pats, segments, stream, collect_matches=True)
+    assert sum(one.counts) > 0
+    assert [set(m) for m in res.matches_by_pattern] == [set(m) for m in one.matches_by_pattern]
+    assert res.counts == one.counts
+    assert res.metrics["events"] == len(stream) and res.metrics["replayed_events"] == 0
+    assert res.metrics["segments"] == 5
