@@ -41,10 +41,12 @@ from cep.global_plans import GlobalPlan
 
 @dataclass
 class AdaptivePlan:
-    """The plan segments ``[(first event, plan), ...]``, the optimizer's total time, the drifts
+    """The plan segments ``[(first event, plan), ...]``, the first plan's cost (on the first window's
+    statistics), the optimizer's total time, the drifts
     detected, the switches made (re-plans), and per switch ``(position, C_cur, C_new, horizon)``."""
 
     segments: list = field(default_factory=list)
+    initial_cost: float = 0.0
     plan_time_s: float = 0.0
     detections: int = 0
     replans: int = 0
@@ -117,7 +119,7 @@ def adaptive_plan(stream: EventStream, patterns, *, drift_window: int, check_eve
 
     first = min(drift_window, n)
     r, _, dt = plan(0, first)
-    out = AdaptivePlan([(0, r.plan)], dt)
+    out = AdaptivePlan([(0, r.plan)], r.cost, dt)
     if not adaptive:
         return out
     current = r.plan

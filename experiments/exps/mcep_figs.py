@@ -210,7 +210,9 @@ class AdaptiveCell(McepCell):
 
     ``static`` plans once (SA-EDGE on the first ``drift_window`` events' statistics); ``adaptive``
     tests a sliding window for drift and switches plans when the estimated gain exceeds the cost of
-    switching (:mod:`experiments.exps.mcep_adaptive`).  Both run through
+    switching (:mod:`experiments.exps.mcep_adaptive`).  The row's plan digest is the first plan's
+    when nothing switched (so an adaptive run that kept the static plan pairs with it as one plan, a
+    tie) and the segments' otherwise; ``plan_cost`` is the first plan's.  Both run through
     :func:`evaluators.multi.evaluate_segments` (plan migration, no replay), so they report exactly
     the matches of one pass over the whole stream."""
 
@@ -236,8 +238,9 @@ class AdaptiveCell(McepCell):
         r = adaptive_plan(stream, patterns, drift_window=int(p["drift_window"]), check_every=int(p["check_every"]),
                           drift_alpha=float(p["drift_alpha"]), window_s=float(p["window"]), seed=int(spec["seed"]),
                           budget=_budget(spec), adaptive=algorithm == "adaptive")
-        return cells.Planned(r.segments, "", {"plan_time_s": r.plan_time_s, "replans": r.replans,
-                                              "drift_detections": r.detections})
+        digest = plan_digest(r.segments[0][1]) if len(r.segments) == 1 else _segments_digest(r.segments)
+        return cells.Planned(r.segments, digest, {"plan_time_s": r.plan_time_s, "replans": r.replans,
+                                                  "drift_detections": r.detections, "plan_cost": r.initial_cost})
 
     def evaluate(self, spec: Mapping, stream, patterns, planned):
         from evaluators.multi import evaluate_segments
@@ -255,6 +258,14 @@ class AdaptiveCell(McepCell):
 
     def fields(self, spec: Mapping, algorithm: str) -> dict:
         return {**super().fields(spec, algorithm), "kind": "adaptive"}
+
+
+def _segments_digest(segments) -> str:
+    """A digest of plan segments: their starts and their plans' digests."""
+    import hashlib
+
+    content = [(int(a), plan_digest(g)) for a, g in segments]
+    return hashlib.sha1(json.dumps(content).encode()).hexdigest()[:16]
 
 
 MCEP, ADAPTIVE_CELL = McepCell(), AdaptiveCell()
