@@ -131,6 +131,7 @@ def tiny_rows():
 def test_cells_store_rows_and_the_report_section_has_claims(tiny_rows, tmp_path):
     from cep.metrics import METRICS
     from experiments.reporting.core import SectionInput
+    from experiments.reporting.core import HOLDS
     from experiments.reporting.mcep import fig13
     from experiments.running.store import rows_table
 
@@ -142,6 +143,12 @@ def test_cells_store_rows_and_the_report_section_has_claims(tiny_rows, tmp_path)
     section = fig13(SectionInput("mcep_fig13", df, {}, tmp_path))
     assert section.claims and section.figures
     assert any("adaptive" in c.claim for c in section.claims)
+    # the reshuffling cells replay nothing, every event entering once, and the report says so
+    rs = df[(df["x_name"] == "reshuffle_every") & (df["status"] == "ok")]
+    assert set(rs.loc[rs["metric"] == "replayed_events", "value"]) == {0.0}
+    assert {"drift_detections", "replans", "overlap_events"} <= set(rs["metric"])
+    (activity,) = [c for c in section.claims if "without replaying events" in c.claim]
+    assert activity.verdict == HOLDS and "drift detected" in activity.ours
 
 
 def test_verify_replays_a_time_limited_fig11_cell_exactly():
