@@ -246,8 +246,7 @@ def _on_work(claim: str, paper: str, t: pd.DataFrame, judged) -> Claim:
     cells of ``t`` stored no work (not checkable)."""
     if t["work"].notna().any():
         return judged(claim, paper)
-    return Claim(claim, paper, "n/a", UNCHECKED, "not checkable: these cells stored no work (the reshuffling cells of "
-                 "experiments/exps/mcep_figs.py keep throughput, matches and peak partial matches only)")
+    return Claim(claim, paper, "n/a", UNCHECKED, "not checkable: these cells stored no work")
 
 
 def _not_run(what: str, paper: str) -> Claim:
