@@ -170,6 +170,7 @@ def test_a_drastic_drift_is_detected_and_the_switch_it_pays_for_keeps_every_matc
     static = adaptive_plan(stream, pats, adaptive=False, **kw)
     assert adaptive.detections >= 1 and adaptive.replans >= 1 and static.replans == 0
     (t, c_cur, c_new, horizon), *_ = adaptive.decisions
+    assert horizon >= len(base) // 2 - kw["drift_window"]  # the stretch before the drift
     assert len(base) // 2 <= t and c_new < c_cur
     one = evaluate_segments(pats, static.segments, stream, max_partial_matches=None)
     res = evaluate_segments(pats, adaptive.segments, stream, max_partial_matches=None)
