@@ -34,7 +34,10 @@ _ALL = (
     _m("steps_per_s", False, "1/s", "local-search steps per second"),
     _m("search_steps", False, "steps", "steps a time-limited local search reached"),
     _m("mpg_density", True, "", "the multi-pattern graph density the workload reached (MCEP App. D)"),
-    _m("replans", True, "", "re-plans of the adaptive method (MCEP 6.2.3)"),
+    _m("replans", True, "", "plan switches of the adaptive method (MCEP 6.2.3)"),
+    _m("drift_detections", True, "", "drifts of the arrival statistics the adaptive method detected (MCEP 6.2.3)"),
+    _m("replayed_events", True, "events", "events a plan entered before the point it took over at (plan migration)"),
+    _m("overlap_events", True, "events", "events two plans entered side by side while one handed over to the other"),
     # evaluation (evaluators/engine.py and the multi-pattern evaluators)
     _m("events", True, "events", "events of the stream (of every type)"),
     _m("matches", True, "matches", "matches reported"),

@@ -104,7 +104,7 @@ class _RNode:
     owners whose root it is (``roots``, split into ``fast`` and ``slow`` per run)."""
 
     __slots__ = ("node", "span", "store", "items", "grow", "ups", "roots", "accept", "kleene", "lo", "hi", "strict",
-                 "timekey", "fast", "slow", "internal", "anchor", "anchors", "enum", "ext", "join")
+                 "timekey", "fast", "slow", "internal", "anchor", "anchors", "enum", "ext", "join", "klo", "khi")
 
     def __init__(self, node: SharedNode) -> None:
         self.node = node
@@ -357,17 +357,28 @@ class MultiRuntime:
     # ---- running -------------------------------------------------------------------------------
     def run(self, stream: Sequence[Event], *, collect_matches: bool = True,
             max_partial_matches: int | None = None, max_work: int | None = None,
-            count_from: int = 0, count_to: int | None = None) -> MultiResult:
-        """Detect over ``stream``.  Only matches whose last positive event is at a position in
-        ``[count_from, count_to)`` are reported (default: all); events after ``count_to`` only release
-        the matches held for a negation check, as they would in a longer run (see
-        :func:`evaluators.multi.engine.evaluate_segments`)."""
+            first_from: int = 0, first_to: int | None = None, scan_from: int = 0) -> MultiResult:
+        """Detect over ``stream``.  Only the events from position ``scan_from`` on enter the plan (the
+        ones before it are there for negation checks alone), and only matches whose first event is at
+        a position in ``[first_from, first_to)`` are reported (default: all) -- the partition of plan
+        migration (:func:`evaluators.multi.engine.evaluate_segments`).  With time windows the first
+        event is the earliest timestamp, so a bound inside the stream must fall between two
+        timestamps."""
         n = len(stream)
-        count_to = n if count_to is None else min(count_to, n)
+        first_to = n if first_to is None else min(first_to, n)
         clauses = self.g.clauses
-        if (count_from > 0 or count_to < n) and any(sp.strategy is Strategy.NEXT for sp in clauses.values()):
-            raise PlanError("skip-till-next-match selects over the whole stream: it cannot be counted by segment")
+        if (first_from > 0 or first_to < n or scan_from > 0) and any(sp.strategy is Strategy.NEXT for sp in clauses.values()):
+            raise PlanError("skip-till-next-match selects over the whole stream: it cannot be split between plans")
+        if scan_from > first_from:
+            raise PlanError(f"matches from position {first_from} are reported but the scan starts at {scan_from}")
         TS = [e.ts for e in stream]
+        for b in (first_from, first_to):
+            if 0 < b < n and TS[b - 1] == TS[b]:
+                raise PlanError(f"position {b} splits events of one timestamp ({TS[b]}): no first-event partition there")
+        t_lo = TS[first_from] if first_from > 0 else -float("inf")
+        t_hi = TS[first_to] if first_to < n else float("inf")
+        for rn in self.rnodes.values():
+            rn.klo, rn.khi = (t_lo, t_hi) if rn.timekey else (first_from, first_to)
         self._bind(TS, [e.attrs for e in stream])
         self._split_roots(collect_matches)
         tally = _Tally(len(self.patterns))
@@ -379,10 +390,9 @@ class MultiRuntime:
         cap = float("inf") if max_partial_matches is None else max_partial_matches
         wcap = float("inf") if max_work is None else max_work
         live = [0, 0, 0]  # live, peak, work (candidate combinations the joins examined)
-        on = [count_from <= 0]  # whether matches ending at the current event are reported
-        push = _propagation(tally.counts, emit, live, on, cap, wcap)
+        push = _propagation(tally.counts, emit, live, cap, wcap)
         t0 = time.perf_counter()
-        self._scan(stream, TS, push, release, held, live, on, cap, wcap, count_from, count_to)
+        self._scan(stream, TS, push, release, held, live, cap, wcap, scan_from)
         held.release_all(release, n)
         tally.select_next(collect_matches)
         elapsed = time.perf_counter() - t0
@@ -435,25 +445,20 @@ class MultiRuntime:
                 else:
                     rn.slow.append(o)
 
-    def _scan(self, stream: Sequence[Event], TS: list, push, release, held: "_Held", live: list, on: list,
-              cap: float, wcap: float, count_from: int, count_to: int) -> None:
+    def _scan(self, stream: Sequence[Event], TS: list, push, release, held: "_Held", live: list,
+              cap: float, wcap: float, scan_from: int) -> None:
         """The one pass over the stream (MCEP 3.1).  At event ``j``: release the held matches whose
         release point ``j`` passes; every :data:`COMPACT_EVERY` events drop the expired instances;
         then the event enters the leaves of its type -- a leaf passing its filters pushes the
         instance ``(k, k, j)``, a Kleene leaf its new subsets (:func:`_kleene`) and the new instances
-        of its start-anchored parents (:func:`_anchored`).  Past ``count_to`` only releases."""
+        of its start-anchored parents (:func:`_anchored`).  The events before ``scan_from`` are skipped."""
         pend_ts, pend_pos = held.by_time, held.by_position
         by_type = self.by_type
         stored = self._stored
         anchored = self._anchored_nodes
-        for j in range(len(stream)):
+        for j in range(scan_from, len(stream)):
             e = stream[j]
             tj = TS[j]
-            on[0] = count_from <= j
-            if j >= count_to:  # past the counted part: only release held matches
-                if not (pend_ts or pend_pos):
-                    break
-                on[0] = False
             if pend_ts or pend_pos:
                 while pend_ts and pend_ts[0][0] < tj:
                     item = heapq.heappop(pend_ts)
@@ -467,7 +472,7 @@ class MultiRuntime:
             if j % COMPACT_EVERY == 0 and j:
                 _compact(stored, anchored, j, tj, live)
             leaves = by_type.get(e.type)
-            if not leaves or j >= count_to:
+            if not leaves:
                 continue
             for rn in leaves:
                 if not rn.accept(j):
@@ -670,11 +675,11 @@ def _negation_release(owner_info: dict, stream: Sequence[Event], binding_of, acc
     return release
 
 
-def _propagation(counts: list, emit, live: list, on: list, cap: float, wcap: float):
+def _propagation(counts: list, emit, live: list, cap: float, wcap: float):
     """``push(rn, inst)``: a new instance of node ``rn`` is stored if a parent joins it (an internal
-    node's counts as a live partial match, against ``cap``); while ``on[0]`` it is reported at the
-    owners whose root ``rn`` is (counted inline, or checked by ``emit``); and it is joined with the
-    stored instances of its sibling under every parent, each result pushed in turn (MCEP 3.1).
+    node's counts as a live partial match, against ``cap``); if its first event's key is in the
+    node's ``[klo, khi)`` (:meth:`MultiRuntime.run`) it is reported at the owners whose root ``rn``
+    is (counted inline, or checked by ``emit``); and it is joined with the stored instances of its sibling under every parent, each result pushed in turn (MCEP 3.1).
     ``live[2]`` counts the sibling instances scanned, against ``wcap``."""
 
     def push(rn, inst):
@@ -686,7 +691,7 @@ def _propagation(counts: list, emit, live: list, on: list, cap: float, wcap: flo
                     live[1] = live[0]
                     if live[1] > cap:
                         raise PartialMatchLimitError(f"more than {cap:,} live partial matches")
-        if on[0]:
+        if rn.klo <= inst[0] < rn.khi:
             for p, span, wide in rn.fast:
                 if wide or inst[1] - inst[0] <= span:
                     counts[p] += 1

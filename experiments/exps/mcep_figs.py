@@ -12,12 +12,12 @@ Swept parameters: ``workload_size`` (patterns), ``pattern_size`` (average events
 (seconds of local search), ``window`` (seconds) and ``count_window`` (events), ``density`` (MPG
 density) and ``rate_diff`` (normalized arrival-rate difference), and ``reshuffle_every`` (events
 between two reshuffles of ``reshuffle_types`` types, MCEP 6.2.3), whose algorithms are ``static``
-(one SA-EDGE plan made on the first chunk's statistics) and ``adaptive`` (re-planned with SA-EDGE
-whenever a type's rate measured over the last chunk of ``chunk`` events differs from the one planned
-for by more than ``drift`` -- a factor ``1 + drift`` either way).  Static runs the stream in one pass;
-adaptive hands each new plan over by replaying the widest window before its segment
-(:class:`AdaptiveCell`), so both report exactly the same matches, those spanning a re-planning point
-included.
+(one SA-EDGE plan made on the first ``drift_window`` events' statistics) and ``adaptive`` (drift
+tested on a sliding window, plans switched when the estimated gain exceeds the switching cost:
+:mod:`experiments.exps.mcep_adaptive`); its settings are the scale's ``adaptive`` mapping
+(``reshuffle_types``, ``drift_window``, ``check_every``, ``drift_alpha``).  Plans are handed over by
+migration without replay (:class:`AdaptiveCell`), so both report exactly the same matches, those
+spanning a switch included.
 
 The search runs for ``search_steps`` steps when the scale gives them (deterministic: plans, costs
 and counts re-run identically, as ``verify`` requires) and for ``search_time`` seconds otherwise and
@@ -30,14 +30,14 @@ carry ``search_replay_steps`` replays exactly those steps with no clock
 Rows (:mod:`experiments.running.store`): ``dataset`` the dataset name; ``workload`` ``mcep``; ``algorithm``
 the planner (or static/adaptive); ``x_name``/``x_value`` the sweep; metrics ``throughput_eps``,
 ``matches``, ``events``, ``peak_partial_matches``, ``plan_cost``, ``trivial_cost``, ``plan_time_s``,
-``steps_per_s``, ``search_steps`` (time-limited searches), ``mpg_density``, ``replans``.  The report
+``steps_per_s``, ``search_steps`` (time-limited searches), ``mpg_density``; the reshuffling cells
+``replans`` (plan switches), ``drift_detections``, ``replayed_events`` (0) and ``overlap_events``.  The report
 pairs each algorithm with TRIVIAL (static with adaptive) of the same sweep, value and seed.  Counts
 are equal across the algorithms of one cell group.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import time
 from pathlib import Path
@@ -51,6 +51,9 @@ from experiments.running import cells
 SWEEPS = ("workload_size", "pattern_size", "search_time", "window", "count_window", "density", "rate_diff",
           "reshuffle_every")
 ADAPTIVE = ("static", "adaptive")
+#: the reshuffling settings an earlier version read from ``base``: still there (every cell's params,
+#: hence its id, carries them), the reshuffling cells take theirs from ``exp.scales.<scale>.adaptive``
+LEGACY_ADAPTIVE_KEYS = ("reshuffle_types", "chunk", "drift")
 
 
 def build_specs(cfg: DictConfig) -> list[dict]:
@@ -82,9 +85,12 @@ def _dataset_specs(cfg: DictConfig) -> list[dict]:
         algs = list(sweep["algorithms"])
         if name != "reshuffle_every":  # static vs adaptive SA-EDGE: no optimizer to add
             algs += [a for a in extra if a not in algs]
+        own = base
+        if name == "reshuffle_every":  # its own settings, not base's (kept there for the other cells' ids)
+            own = {**{k: x for k, x in base.items() if k not in LEGACY_ADAPTIVE_KEYS}, **sc["adaptive"]}
         for v in values:
             for seed in sc["seeds"]:
-                params = {**base, name: v, "repeats": int(sc.get("repeats", 1)),
+                params = {**own, name: v, "repeats": int(sc.get("repeats", 1)),
                           "max_partial_matches": int(sc.get("max_partial_matches", 200000)),
                           "max_work": int(sc.get("max_work", 20_000_000))}
                 for alg in algs:
@@ -202,14 +208,13 @@ class McepCell(cells.CellKind):
 class AdaptiveCell(McepCell):
     """MCEP 6.2.3: static or adaptive detection over the reshuffled stream.
 
-    The stream is looked at in chunks of ``chunk`` events.  ``static`` plans once (SA-EDGE on the first
-    chunk's statistics) and runs the whole stream in one pass.  ``adaptive`` re-plans after every chunk
-    whose measured rates drifted (:func:`rates_drifted`) from the ones planned for, the new plan taking
-    over at the next chunk; the stream then runs as segments of one plan each
-    (:func:`evaluators.multi.evaluate_segments`: each plan replays the widest window before its segment
-    and reports the matches whose last event is in it), so both report exactly the matches of one pass
-    over the whole stream, those spanning a re-planning point included.  Statistics are estimated per
-    chunk while planning."""
+    ``static`` plans once (SA-EDGE on the first ``drift_window`` events' statistics); ``adaptive``
+    tests a sliding window for drift and switches plans when the estimated gain exceeds the cost of
+    switching (:mod:`experiments.exps.mcep_adaptive`).  The row's plan digest is the first plan's
+    when nothing switched (so an adaptive run that kept the static plan pairs with it as one plan, a
+    tie) and the segments' otherwise; ``plan_cost`` is the first plan's.  Both run through
+    :func:`evaluators.multi.evaluate_segments` (plan migration, no replay), so they report exactly
+    the matches of one pass over the whole stream."""
 
     def stream(self, spec: Mapping):
         from experiments.workloads.mcep import reshuffle_types
@@ -224,11 +229,18 @@ class AdaptiveCell(McepCell):
         return super().workload(spec, super().stream(spec))  # drawn over the stream before reshuffling
 
     def statistics(self, spec: Mapping, stream, patterns):
-        return ChunkStatistics(stream, patterns, int(spec["params"]["chunk"]), seed=int(spec["seed"]))
+        return stream  # estimated on sliding windows while planning
 
-    def plan_one(self, spec: Mapping, patterns, chunks, algorithm: str) -> cells.Planned:
-        segments, plan_time, replans = adaptive_segments(spec, chunks, adaptive=algorithm == "adaptive")
-        return cells.Planned(segments, "", {"plan_time_s": plan_time, "replans": replans})
+    def plan_one(self, spec: Mapping, patterns, stream, algorithm: str) -> cells.Planned:
+        from experiments.exps.mcep_adaptive import adaptive_plan
+
+        p = spec["params"]
+        r = adaptive_plan(stream, patterns, drift_window=int(p["drift_window"]), check_every=int(p["check_every"]),
+                          drift_alpha=float(p["drift_alpha"]), window_s=float(p["window"]), seed=int(spec["seed"]),
+                          budget=_budget(spec), adaptive=algorithm == "adaptive")
+        digest = plan_digest(r.segments[0][1]) if len(r.segments) == 1 else _segments_digest(r.segments)
+        return cells.Planned(r.segments, digest, {"plan_time_s": r.plan_time_s, "replans": r.replans,
+                                                  "drift_detections": r.detections, "plan_cost": r.initial_cost})
 
     def evaluate(self, spec: Mapping, stream, patterns, planned):
         from evaluators.multi import evaluate_segments
@@ -241,10 +253,19 @@ class AdaptiveCell(McepCell):
             return {alg: cells.capped(e, len(stream), time.perf_counter() - t0)}
         return {alg: cells.Evaluated({"throughput_eps": m["throughput_eps"] if m["elapsed_s"] > 0 else None,
                                       "matches": m["matches"], "events": m["events"],
-                                      "peak_partial_matches": m["peak_partial_matches"], "work": m["work"]})}
+                                      "peak_partial_matches": m["peak_partial_matches"], "work": m["work"],
+                                      "replayed_events": m["replayed_events"], "overlap_events": m["overlap_events"]})}
 
     def fields(self, spec: Mapping, algorithm: str) -> dict:
         return {**super().fields(spec, algorithm), "kind": "adaptive"}
+
+
+def _segments_digest(segments) -> str:
+    """A digest of plan segments: their starts and their plans' digests."""
+    import hashlib
+
+    content = [(int(a), plan_digest(g)) for a, g in segments]
+    return hashlib.sha1(json.dumps(content).encode()).hexdigest()[:16]
 
 
 MCEP, ADAPTIVE_CELL = McepCell(), AdaptiveCell()
@@ -252,68 +273,3 @@ MCEP, ADAPTIVE_CELL = McepCell(), AdaptiveCell()
 
 def run_cell(spec: Mapping) -> list[dict]:
     return cells.run_cell(ADAPTIVE_CELL if spec["x_name"] == "reshuffle_every" else MCEP, spec)
-
-
-def rates_drifted(planned: Mapping[str, float], measured: Mapping[str, float], drift: float) -> bool:
-    """Whether some type's measured rate differs from the planned one by more than a factor ``1 + drift``."""
-    f = 1.0 + drift
-    for t in set(planned) | set(measured):
-        a, b = planned.get(t, 0.0), measured.get(t, 0.0)
-        if a == 0.0 and b == 0.0:
-            continue
-        if a == 0.0 or b == 0.0 or not (1 / f <= b / a <= f):
-            return True
-    return False
-
-
-class ChunkStatistics:
-    """The statistics of a stream looked at in chunks of ``chunk`` events: each chunk's arrival rates
-    (events over its span) and, on demand, its workload statistics."""
-
-    def __init__(self, stream, patterns, chunk: int, *, seed: int) -> None:
-        self.stream, self.patterns, self.chunk, self.seed = stream, patterns, chunk, seed
-        self.starts = list(range(0, len(stream), chunk))
-
-    def events(self, start: int):
-        from cep.events import Event, EventStream
-
-        return EventStream([Event(e.type, e.ts, e.attrs) for e in self.stream.events[start:start + self.chunk]], "<chunk>")
-
-    def rates(self, start: int) -> dict[str, float]:
-        s = self.events(start)
-        span = (s[-1].ts - s[0].ts) or 1.0 if len(s) else 1.0
-        return {t: c / span for t, c in s.type_counts().items()}
-
-    def statistics(self, start: int):
-        from experiments.data.statistics import estimate_workload_statistics
-
-        return estimate_workload_statistics(self.events(start), self.patterns, seed=self.seed)
-
-
-def adaptive_segments(spec: Mapping, chunks: ChunkStatistics, *, adaptive: bool) -> tuple[list, float, int]:
-    """The plan segments ``[(first event, global plan), ...]`` of :class:`AdaptiveCell`, the planning
-    time and the number of re-plans: one SA-EDGE plan on the first chunk's statistics and, when
-    ``adaptive``, a new one after every chunk whose rates drifted from those planned for."""
-    from algorithms.multi import plan_workload
-
-    def plan_for(start):
-        r = plan_workload(chunks.patterns, "SA-EDGE", chunks.statistics(start), seed=int(spec["seed"]), **_budget(spec))
-        return r, chunks.rates(start)
-
-    r, planned_rates = plan_for(0)
-    plan_time = r.plan_time_s
-    segments = [(0, r.plan)]
-    digest = plan_digest(r.plan)
-    replans = 0
-    if adaptive:
-        for a, nxt in itertools.pairwise(chunks.starts):
-            if rates_drifted(planned_rates, chunks.rates(a), float(spec["params"]["drift"])):
-                t0 = time.perf_counter()
-                r, planned_rates = plan_for(a)
-                plan_time += time.perf_counter() - t0
-                replans += 1
-                d = plan_digest(r.plan)
-                if d != digest:  # an unchanged plan keeps running: no hand-over
-                    segments.append((nxt, r.plan))
-                    digest = d
-    return segments, plan_time, replans

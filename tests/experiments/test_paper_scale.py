@@ -134,7 +134,7 @@ PAPER: list[tuple[list[str], str, object, str]] = [
      lambda c: min(experiment_scale(c)["values"]["count_window"]) == 1000
      and max(experiment_scale(c)["values"]["count_window"]) == 10000, "MCEP 6.2.1 (Figures 11d, 12d)"),
     (["mcep_fig13"], "y = 5 types permuted every x = 10 to 1,000 events",
-     lambda c: experiment_scale(c)["base"]["reshuffle_types"] == 5
+     lambda c: experiment_scale(c)["adaptive"]["reshuffle_types"] == 5
      and min(experiment_scale(c)["values"]["reshuffle_every"]) == 10
      and max(experiment_scale(c)["values"]["reshuffle_every"]) == 1000, "MCEP 6.2.3 (Figure 13)"),
     (["fig12"], "both datasets", lambda c: list(c.exp.datasets) == ["nasdaq", "traffic"], "MCEP 6.2.2 (Figure 12)"),

@@ -12,8 +12,14 @@ from cep.errors import ConfigError
 from cep.events import Event, EventStream
 from cep.global_plans import workload_clauses
 from cep.pattern import Not, Op, Window, iter_events
-from experiments.exps.mcep_figs import rates_drifted
-from experiments.workloads.mcep import WorkloadSpec, calibrate_workload, make_workload, measured_density, reshuffle_types
+from experiments.exps.mcep_adaptive import drifted, worth_switching
+from experiments.workloads.mcep import (
+    WorkloadSpec,
+    calibrate_workload,
+    make_workload,
+    measured_density,
+    reshuffle_types,
+)
 
 TYPES = [f"T{i:02d}" for i in range(30)]
 
@@ -84,10 +90,19 @@ def test_reshuffling_permutes_types_every_x_events():
         assert sorted(Counter(e.type for e in out.events[k:k + 20]).values()) == sorted(Counter(e.type for e in evs[k:k + 20]).values())
 
 
-def test_drift_rule():
-    assert not rates_drifted({"A": 1.0, "B": 2.0}, {"A": 1.5, "B": 1.1}, 1.0)
-    assert rates_drifted({"A": 1.0}, {"A": 2.5}, 1.0)
-    assert rates_drifted({"A": 1.0}, {"A": 1.0, "B": 0.1}, 1.0)
+def test_drift_rule_tests_the_type_proportions_of_the_sliding_window():
+    assert not drifted([100, 200, 300], [100, 200, 300], 0.001)
+    assert not drifted([100, 200, 300], [110, 190, 300], 0.001)  # sampling noise
+    assert drifted([100, 200, 300], [300, 200, 100], 0.001)  # two types swapped (a reshuffle)
+    assert drifted([100, 0, 300], [100, 50, 250], 0.001)  # a type appears
+    assert not drifted([0, 0, 600], [0, 0, 600], 0.001)  # one category: nothing to test
+
+
+def test_a_plan_switch_must_pay_for_the_window_the_old_plan_keeps_running():
+    # gain (C_cur - C_new) * H / N_W against the switching cost C_cur
+    assert worth_switching(100.0, 10.0, 3000, 1000)  # 90 * 3 > 100
+    assert not worth_switching(100.0, 10.0, 1000, 1000)  # 90 * 1 < 100: the horizon is too short
+    assert not worth_switching(100.0, 120.0, 10**6, 1000)  # no gain
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +119,8 @@ def tiny_rows():
             "exp.scales.quick.events_per_window=5",
             "exp.scales.quick.values.window=[300]", "exp.scales.quick.values.count_window=[30]",
             "exp.scales.quick.values.reshuffle_every=[400]", "exp.scales.quick.base.search_time=0.1", "exp.scales.quick.base.search_steps=200",
-            "exp.scales.quick.base.workload_size=5", "exp.scales.quick.base.chunk=600",
+            "exp.scales.quick.base.workload_size=5", "exp.scales.quick.adaptive.drift_window=300",
+            "exp.scales.quick.adaptive.check_every=100",
         ])
     specs = build_specs(cfg)
     assert len(specs) == 2 * (3 + 3 + 2)
@@ -113,9 +129,10 @@ def tiny_rows():
 
 
 def test_cells_store_rows_and_the_report_section_has_claims(tiny_rows, tmp_path):
-    from experiments.reporting.core import SectionInput
-    from experiments.reporting.mcep import fig13
     from cep.metrics import METRICS
+    from experiments.reporting.core import SectionInput
+    from experiments.reporting.core import HOLDS
+    from experiments.reporting.mcep import fig13
     from experiments.running.store import rows_table
 
     assert {r["metric"] for r in tiny_rows} <= set(METRICS)
@@ -126,6 +143,12 @@ def test_cells_store_rows_and_the_report_section_has_claims(tiny_rows, tmp_path)
     section = fig13(SectionInput("mcep_fig13", df, {}, tmp_path))
     assert section.claims and section.figures
     assert any("adaptive" in c.claim for c in section.claims)
+    # the reshuffling cells replay nothing, every event entering once, and the report says so
+    rs = df[(df["x_name"] == "reshuffle_every") & (df["status"] == "ok")]
+    assert set(rs.loc[rs["metric"] == "replayed_events", "value"]) == {0.0}
+    assert {"drift_detections", "replans", "overlap_events"} <= set(rs["metric"])
+    (activity,) = [c for c in section.claims if "without replaying events" in c.claim]
+    assert activity.verdict == HOLDS and "drift detected" in activity.ours
 
 
 def test_verify_replays_a_time_limited_fig11_cell_exactly():
