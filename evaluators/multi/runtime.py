@@ -169,8 +169,9 @@ def _compile_join(node: SharedNode, span: float, seq_strict: bool, side: int, ti
     ``side`` (0 left, 1 right) with every sibling instance in ``items`` -- the new instance's slots
     and attributes read once, the checks inlined in one loop; a condition that divides is false
     where it divides by zero -- and ``count_<id>_<side>(x, items)``, how many there are (for a parent
-    whose instances are only counted, :func:`_propagation`).  Where a slot of ``x`` must precede a slot of the sibling, the loop
-    starts at the first sibling instance whose newest event can follow it
+    whose instances are only counted, :func:`_propagation`).  The checks over a Kleene slot (a loop
+    over its events) come after the others.  Where a slot of ``x`` must precede a slot of the
+    sibling, the loop starts at the first sibling instance whose newest event can follow it
     (:meth:`_JoinSource.first_candidate`); the instances before it fail that SEQ pair.  ``timekey``:
     whether every node's window key is a timestamp (False: every one a stream position; None: mixed,
     no search)."""
@@ -179,6 +180,7 @@ def _compile_join(node: SharedNode, span: float, seq_strict: bool, side: int, ti
     guarded: list[str] = []
     for c in node.conds:
         (guarded if expression_divides(c.left) or expression_divides(c.right) else checks).append(js.condition(c))
+    checks.sort(key=lambda c: c.startswith("all("))  # stable: the loops over Kleene events last
     head = [f"def join_{node.id}_{side}(x, items):", "    out = []; app = out.append", "    x0 = x[0]; x1 = x[1]; xt = x[2:]"]
     first = "" if timekey is None else js.first_candidate(timekey)
     body = [f"    for y in (items[{first}:] if SORTED else items):" if first else "    for y in items:",
