@@ -56,8 +56,12 @@ Kleene leaf no longer stores the subsets no earlier element precedes, so the mul
 experiments' ``work`` and ``peak_partial_matches`` of plans with a Kleene element after others drop
 (``anchor_kleene=False`` gives the plain leaf).
 
-``work`` counts the candidate combinations the joins examined (the sibling instances scanned); a run
-stops with :class:`cep.WorkLimitError` past ``max_work`` (as the single-pattern engine does).
+``work`` counts the candidate combinations of the joins (every stored sibling instance a new
+instance meets, the single-pattern engine's measure); a run stops with :class:`cep.WorkLimitError`
+past ``max_work``.  A join does not look at all of them: where a slot of the new instance must
+precede a slot of the sibling it starts at the first sibling instance recent enough
+(:meth:`_JoinSource.first_candidate`), and a parent whose instances are only counted at its owners
+counts them without building them (:func:`_propagation`); ``work`` and the matches are the same.
 Stored instances whose window has passed are dropped every :data:`COMPACT_EVERY` events; scans skip
 them before that by the window check.  ``peak_partial_matches`` counts the stored instances of
 internal nodes and Kleene subsets, expired ones included until dropped.
