@@ -56,8 +56,12 @@ Kleene leaf no longer stores the subsets no earlier element precedes, so the mul
 experiments' ``work`` and ``peak_partial_matches`` of plans with a Kleene element after others drop
 (``anchor_kleene=False`` gives the plain leaf).
 
-``work`` counts the candidate combinations the joins examined (the sibling instances scanned); a run
-stops with :class:`cep.WorkLimitError` past ``max_work`` (as the single-pattern engine does).
+``work`` counts the candidate combinations of the joins (every stored sibling instance a new
+instance meets, the single-pattern engine's measure); a run stops with :class:`cep.WorkLimitError`
+past ``max_work``.  A join does not look at all of them: where a slot of the new instance must
+precede a slot of the sibling it starts at the first sibling instance recent enough
+(:meth:`_JoinSource.first_candidate`), and a parent whose instances are only counted at its owners
+counts them without building them (:func:`_propagation`); ``work`` and the matches are the same.
 Stored instances whose window has passed are dropped every :data:`COMPACT_EVERY` events; scans skip
 them before that by the window check.  ``peak_partial_matches`` counts the stored instances of
 internal nodes and Kleene subsets, expired ones included until dropped.
@@ -67,9 +71,11 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import itertools
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import ClassVar, Sequence
 
 from cep.conditions import comparison_source, expression_divides
@@ -104,7 +110,8 @@ class _RNode:
     owners whose root it is (``roots``, split into ``fast`` and ``slow`` per run)."""
 
     __slots__ = ("node", "span", "store", "items", "grow", "ups", "roots", "accept", "kleene", "lo", "hi", "strict",
-                 "timekey", "fast", "slow", "internal", "anchor", "anchors", "enum", "ext", "join", "klo", "khi")
+                 "timekey", "fast", "slow", "internal", "anchor", "anchors", "enum", "ext", "join", "klo", "khi", "whole",
+                 "final")
 
     def __init__(self, node: SharedNode) -> None:
         self.node = node
@@ -162,18 +169,26 @@ def _strict(n: SharedNode) -> bool:
     return n.leaf.seq_order == SeqOrder.STRICT.value
 
 
-def _compile_join(node: SharedNode, span: float, seq_strict: bool, side: int) -> str:
+def _compile_join(node: SharedNode, span: float, seq_strict: bool, side: int, timekey: bool | None) -> str:
     """``join_<id>_<side>(x, items)``: the parent instances of a new instance ``x`` of the child on
     ``side`` (0 left, 1 right) with every sibling instance in ``items`` -- the new instance's slots
     and attributes read once, the checks inlined in one loop; a condition that divides is false
-    where it divides by zero."""
+    where it divides by zero -- and ``count_<id>_<side>(x, items)``, how many there are (for a parent
+    whose instances are only counted, :func:`_propagation`).  The checks over a Kleene slot (a loop
+    over its events) come after the others.  Where a slot of ``x`` must precede a slot of the
+    sibling, the loop starts at the first sibling instance whose newest event can follow it
+    (:meth:`_JoinSource.first_candidate`); the instances before it fail that SEQ pair.  ``timekey``:
+    whether every node's window key is a timestamp (False: every one a stream position; None: mixed,
+    no search)."""
     js = _JoinSource(node, side)
     checks = js.distinct_checks() + js.order_checks(seq_strict)
     guarded: list[str] = []
     for c in node.conds:
         (guarded if expression_divides(c.left) or expression_divides(c.right) else checks).append(js.condition(c))
+    checks.sort(key=lambda c: c.startswith("all("))  # stable: the loops over Kleene events last
     head = [f"def join_{node.id}_{side}(x, items):", "    out = []; app = out.append", "    x0 = x[0]; x1 = x[1]; xt = x[2:]"]
-    body = ["    for y in items:",
+    first = "" if timekey is None else js.first_candidate(timekey)
+    body = [f"    for y in (items[{first}:] if SORTED else items):" if first else "    for y in items:",
             "        y0 = y[0]; y1 = y[1]",
             "        mn = x0 if x0 < y0 else y0; mx = x1 if x1 > y1 else y1",
             f"        if mx - mn > {span!r}: continue"]
@@ -182,9 +197,11 @@ def _compile_join(node: SharedNode, span: float, seq_strict: bool, side: int) ->
     for c in guarded:
         body += ["        try:", f"            ok = {c}", "        except ZeroDivisionError:", "            ok = False",
                  "        if not ok: continue"]
-    body.append("        app((mn, mx) + xt + y[2:])" if side == 0 else "        app((mn, mx) + y[2:] + xt)")
-    body.append("    return out")
-    return "\n".join(head + [f"    {k} = {v}" for k, v in js.hoisted.items()] + body)
+    hoisted = [f"    {k} = {v}" for k, v in js.hoisted.items()]
+    join = head + hoisted + body + ["        app((mn, mx) + xt + y[2:])" if side == 0 else "        app((mn, mx) + y[2:] + xt)",
+                                    "    return out"]
+    count = [f"def count_{node.id}_{side}(x, items):", "    n = 0", *head[2:], *hoisted, *body, "        n += 1", "    return n"]
+    return "\n".join(join) + "\n\n" + "\n".join(count)
 
 
 class _JoinSource:
@@ -247,6 +264,29 @@ class _JoinSource:
             first = f"{self.val(v)}[0]" if kinds[v] else self.val(v)
             out.append(f"{self._ts(u, last)} {op} {self._ts(v, first)}")
         return out
+
+    def first_candidate(self, timekey: bool) -> str:
+        """The index of the first sibling instance that can pass the SEQ pairs ``(u, v)`` with ``u`` a
+        slot of the new instance ``x`` and ``v`` one of the sibling's ("" when there is none).
+
+        A node's stored instances are in arrival order, and an instance made at event ``j`` has ``j``'s
+        window key as its largest (``y[1]``: every instance made at ``j`` holds ``j``, the instances it
+        joined are older), so ``y[1]`` never decreases along ``items`` in a stream in timestamp order
+        (``SORTED``, checked once per run).  Slot ``v`` of ``y`` starts no later than ``y[1]``, so ``y``
+        passes ``(u, v)`` only if ``y[1]`` is at least ``u``'s last timestamp (time windows) or the
+        first stream position with that timestamp (count windows): a binary search on ``y[1]``."""
+        kinds = self.kinds
+        bounds = []
+        for u, v in self.node.pairs:
+            if u in self.xs and v not in self.xs:
+                bounds.append(self._ts(u, f"{self.val(u)}[-1]" if kinds[u] else self.val(u)))
+        if not bounds:
+            return ""
+        bounds = list(dict.fromkeys(bounds))
+        bound = bounds[0] if len(bounds) == 1 else f"max({', '.join(bounds)})"
+        if not timekey:
+            bound = f"bisect_left(TS, {bound})"
+        return f"bisect_left(items, {bound}, key=NEWEST)"
 
     def _ts(self, i: int, event: str) -> str:
         """The timestamp of ``event`` of slot ``i`` (hoisted for a non-Kleene slot of ``x``)."""
@@ -333,7 +373,9 @@ class MultiRuntime:
         if missing:
             raise PlanError(f"the global plan has no local plan for clause {missing[0]}")
         self.rnodes: dict[int, _RNode] = {node.id: _runtime_node(node, gplan) for node in gplan.nodes.values()}
-        self.source = "\n\n".join(_node_source(rn) for rn in self.rnodes.values())
+        keys = {rn.timekey for rn in self.rnodes.values()}
+        timekey = keys.pop() if len(keys) == 1 else None
+        self.source = "\n\n".join(_node_source(rn, timekey) for rn in self.rnodes.values())
         self._code = compile(self.source or "pass", "<multi-plan>", "exec")  # once: a run only binds TS, AT
         self.by_type: dict[str, list[_RNode]] = defaultdict(list)
         for rn in self.rnodes.values():
@@ -377,8 +419,10 @@ class MultiRuntime:
                 raise PlanError(f"position {b} splits events of one timestamp ({TS[b]}): no first-event partition there")
         t_lo = TS[first_from] if first_from > 0 else -float("inf")
         t_hi = TS[first_to] if first_to < n else float("inf")
+        whole = first_from <= 0 and first_to >= n
         for rn in self.rnodes.values():
             rn.klo, rn.khi = (t_lo, t_hi) if rn.timekey else (first_from, first_to)
+            rn.whole = whole
         self._bind(TS, [e.attrs for e in stream])
         self._split_roots(collect_matches)
         tally = _Tally(len(self.patterns))
@@ -412,7 +456,8 @@ class MultiRuntime:
         """Bind the compiled plan to a stream's timestamps ``TS`` and attributes ``AT`` and empty
         every node's stores; wire each node to its parents as ``(parent, join, sibling)`` -- except
         the parents that :func:`_anchored` grows and the links that never join (:func:`_dead_links`)."""
-        env = {"TS": TS, "AT": AT}
+        env = {"TS": TS, "AT": AT, "SORTED": all(a <= b for a, b in itertools.pairwise(TS)),
+               "bisect_left": bisect.bisect_left, "NEWEST": itemgetter(1)}
         exec(self._code, env)  # noqa: S102 - generated from our own plan
         for rn in self.rnodes.values():
             rn.accept = env.get(f"accept_{rn.node.id}")
@@ -428,7 +473,7 @@ class MultiRuntime:
                     continue
                 prn = self.rnodes[parent.id]
                 sib = _ONE if parent.is_filter else self.rnodes[(parent.right if side == 0 else parent.left).id]
-                rn.ups.append((prn, env[f"join_{parent.id}_{side}"], sib))
+                rn.ups.append((prn, env[f"join_{parent.id}_{side}"], sib, env.get(f"count_{parent.id}_{side}")))
 
     def _split_roots(self, collect_matches: bool) -> None:
         """Split each node's owners into those counted inline at the root (``fast``: skip-till-any-match,
@@ -444,6 +489,10 @@ class MultiRuntime:
                     rn.fast.append((o[0], sp.window.span_limit, sp.window.span_limit >= rn.span))
                 else:
                     rn.slow.append(o)
+            rn.final = not rn.store and not rn.ups and not rn.slow
+        for rn in self.rnodes.values():  # a final parent all of whose owners take every instance: count only
+            rn.ups = [(prn, join, sib, count if prn.final and prn.whole and all(w for _, _, w in prn.fast) else None)
+                      for prn, join, sib, count in rn.ups]
 
     def _scan(self, stream: Sequence[Event], TS: list, push, release, held: "_Held", live: list,
               cap: float, wcap: float, scan_from: int) -> None:
@@ -504,7 +553,7 @@ def _runtime_node(node: SharedNode, g: GlobalPlan) -> _RNode:
     return rn
 
 
-def _node_source(rn: _RNode) -> str:
+def _node_source(rn: _RNode, timekey: bool | None) -> str:
     """The generated functions of a node: ``accept_<id>(j)`` of a leaf (its one-variable filters),
     ``join_<id>_0`` of a filter node (:func:`_compile_filter`), ``join_<id>_0`` and ``join_<id>_1``
     of a join (:func:`_compile_join`)."""
@@ -515,7 +564,7 @@ def _node_source(rn: _RNode) -> str:
                 "    except ZeroDivisionError:\n        return False")
     if node.is_filter:
         return _compile_filter(node, rn.span, rn.strict)
-    return _compile_join(node, rn.span, rn.strict, 0) + "\n\n" + _compile_join(node, rn.span, rn.strict, 1)
+    return _compile_join(node, rn.span, rn.strict, 0, timekey) + "\n\n" + _compile_join(node, rn.span, rn.strict, 1, timekey)
 
 
 class _Tally:
@@ -679,7 +728,12 @@ def _propagation(counts: list, emit, live: list, cap: float, wcap: float):
     """``push(rn, inst)``: a new instance of node ``rn`` is stored if a parent joins it (an internal
     node's counts as a live partial match, against ``cap``); if its first event's key is in the
     node's ``[klo, khi)`` (:meth:`MultiRuntime.run`) it is reported at the owners whose root ``rn``
-    is (counted inline, or checked by ``emit``); and it is joined with the stored instances of its sibling under every parent, each result pushed in turn (MCEP 3.1).
+    is (counted inline, or checked by ``emit``); and it is joined with the stored instances of its
+    sibling under every parent, each result pushed in turn (MCEP 3.1) -- or, for a parent that is
+    only the root of owners counted inline (``final``: it stores nothing, joins nothing further and
+    checks nothing at its root), counted at those owners all at once, without building the instances
+    where every such owner's window is the parent's and every match is reported (``count``, a run
+    with no first-event range, :meth:`MultiRuntime._split_roots`).
     ``live[2]`` counts the sibling instances scanned, against ``wcap``."""
 
     def push(rn, inst):
@@ -697,14 +751,27 @@ def _propagation(counts: list, emit, live: list, cap: float, wcap: float):
                     counts[p] += 1
             for o in rn.slow:
                 emit(o, inst)
-        for prn, join, sib in rn.ups:
+        for prn, join, sib, count in rn.ups:
             items = sib.items
             if items:
                 live[2] += len(items)
                 if live[2] > wcap:
                     raise WorkLimitError(f"the joins examined more than {wcap:,} candidate combinations")
-                for z in join(inst, items):
-                    push(prn, z)
+                if count is not None:  # a final parent whose owners take every instance it makes
+                    n = count(inst, items)
+                    if n:
+                        for p, _, _ in prn.fast:
+                            counts[p] += n
+                    continue
+                zs = join(inst, items)
+                if not prn.final:
+                    for z in zs:
+                        push(prn, z)
+                elif zs:  # what pushing each would do: count it at the owners it ends
+                    if not prn.whole:
+                        zs = [z for z in zs if prn.klo <= z[0] < prn.khi]
+                    for p, span, wide in prn.fast:
+                        counts[p] += len(zs) if wide else sum(z[1] - z[0] <= span for z in zs)
 
     return push
 
