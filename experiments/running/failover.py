@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 import threading
@@ -39,8 +40,8 @@ from experiments.running.verify import NEW, Difference, compare_cell
 
 #: what the failover command sets itself
 OWN_KEYS = ("runner", "runner.master", "results_dir", "reference", "progress")
-#: seconds between the threshold and the kill (see ``watch`` in :func:`run_failover`)
-KILL_DELAY_S = 1.5
+#: the longest wait, once the threshold is reached, for a cell to be running on the worker to kill
+BUSY_WAIT_S = 30.0
 #: Spark properties of the cluster run: one-core executors of 1 GB, at most one per worker
 CLUSTER_CONF = ("+runner.conf.spark.cores.max={cores}", "+runner.conf.spark.executor.memory=1g")
 
@@ -133,6 +134,11 @@ class Kill:
     stored: int
     workers_alive_before: int | None = None
     workers_alive_after: int | None = None
+    #: CPU seconds the worker's Python processes (its running cells) used in the half second before the kill
+    busy_cpu_s: float = 0.0
+    #: the worker's Python processes at the kill, and those of them still alive when the run ended
+    python_pids: list[int] = field(default_factory=list)
+    python_alive_at_end: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -165,6 +171,35 @@ def _workers_alive(cluster) -> int | None:
         return None
 
 
+def _python_descendants(root: int) -> dict[int, int]:
+    """The Python processes descending from process ``root`` (a worker's executors' PySpark daemon and its
+    workers, where its cells run; the daemon makes a process group of its own), with the CPU clock ticks
+    each has used, from ``/proc``."""
+    procs = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                comm, rest = (d / "stat").read_text().rsplit(")", 1)
+                f = rest.split()
+                procs[int(d.name)] = (int(f[1]), "python" in comm.lower(), int(f[11]) + int(f[12]))  # ppid, utime + stime
+            except (OSError, ValueError, IndexError):
+                continue
+    below, grew = {root}, True
+    while grew:
+        new = {pid for pid, (ppid, _, _) in procs.items() if ppid in below and pid not in below}
+        below |= new
+        grew = bool(new)
+    return {pid: ticks for pid, (_, py, ticks) in procs.items() if pid in below and py}
+
+
+def _python_cpu_s(root: int, interval: float) -> tuple[float, list[int]]:
+    """CPU seconds :func:`_python_descendants` of ``root`` used over ``interval`` seconds, and their ids."""
+    a = _python_descendants(root)
+    time.sleep(interval)
+    b = _python_descendants(root)
+    return sum(t - a.get(pid, t) for pid, t in b.items()) / os.sysconf("SC_CLK_TCK"), sorted(b)
+
+
 def _parts(exp_dir: Path) -> int:
     parts = exp_dir / "parts"
     return sum(1 for p in parts.glob("*.parquet") if p.with_suffix(".json").exists()) if parts.exists() else 0
@@ -179,7 +214,7 @@ def run_failover(overrides: list[str], out: Path, *, local: Path | None = None, 
     """The whole demonstration (module docstring); ``say`` gets a line as each step starts."""
     from experiments.commands.run import compose_config
     from experiments.data.datasets import REPO_ROOT
-    from experiments.running.cluster import LocalCluster
+    from experiments.running.cluster import LocalCluster, pid_alive
 
     own = [o for o in overrides if o.split("=", 1)[0].lstrip("+~") in OWN_KEYS]
     if own:
@@ -228,13 +263,16 @@ def run_failover(overrides: list[str], out: Path, *, local: Path | None = None, 
                 while proc.poll() is None:
                     n = _parts(cluster_dir)
                     if n >= threshold:
-                        # a cell has just finished and freed its core: let the driver hand both workers a
-                        # task again, so that the kill takes a running task with it
-                        time.sleep(KILL_DELAY_S)
+                        # kill while a cell runs there (its Python worker uses CPU), so that the kill takes a
+                        # running task with it; after BUSY_WAIT_S, whatever it does
+                        waited = time.perf_counter()
+                        cpu, pys = _python_cpu_s(cluster.worker_pids[0], 0.5)
+                        while cpu <= 0 and time.perf_counter() - waited < BUSY_WAIT_S and proc.poll() is None:
+                            cpu, pys = _python_cpu_s(cluster.worker_pids[0], 0.5)
                         n = _parts(cluster_dir)
                         before = _workers_alive(cluster)
                         cluster.kill_worker(0)
-                        kill.append(Kill(0, cluster.worker_pids[0], time.perf_counter() - t0, n, before))
+                        kill.append(Kill(0, cluster.worker_pids[0], time.perf_counter() - t0, n, before, busy_cpu_s=cpu, python_pids=pys))
                         say(f"killed worker 0 (pid {cluster.worker_pids[0]}, its process group) at {kill[0].after_s:.1f} s "
                             f"with {n} of {len(expected)} cells stored")
                         time.sleep(1.0)
@@ -247,6 +285,8 @@ def run_failover(overrides: list[str], out: Path, *, local: Path | None = None, 
             rc = proc.wait()
             wall = time.perf_counter() - t0
             watcher.join(10)
+        if kill:
+            kill[0].python_alive_at_end = [pid for pid in kill[0].python_pids if pid_alive(pid)]
         say(f"cluster run ended with exit status {rc} after {wall:.1f} s; stopping the cluster")
     finally:
         cluster.stop()
@@ -276,8 +316,11 @@ def format_summary(r: FailoverRun) -> str:
         out.append("worker killed: none (the run ended before the threshold was reached)")
     else:
         out.append(f"worker killed: worker {k.worker} (pid {k.pid}, SIGKILL to its process group) {k.after_s:.1f} s into "
-                   f"the cluster run, with {k.stored} of {c.expected} cells stored; alive workers before {k.workers_alive_before}, "
-                   f"1 s after {k.workers_alive_after}")
+                   f"the cluster run, with {k.stored} of {c.expected} cells stored, "
+                   + (f"while a cell ran there (its Python workers used {k.busy_cpu_s:.2f} s of CPU in the 0.5 s before)"
+                      if k.busy_cpu_s > 0 else "while no cell ran there (its Python workers used no CPU in the 0.5 s before)")
+                   + f"; alive workers before {k.workers_alive_before}, 1 s after {k.workers_alive_after}; its "
+                   f"{len(k.python_pids)} Python process(es) at the kill, {len(k.python_alive_at_end)} still alive at the run's end")
     lost_tasks = sum("Lost task" in x for x in r.spark_log)
     out.append(f"Spark's driver log: {lost_tasks} 'Lost task' line(s), {len(r.spark_log) - lost_tasks} 'Lost executor' line(s) ({r.log_path})")
     out += [f"  {x[:220]}" for x in r.spark_log[:6]]
