@@ -15,8 +15,9 @@ and stops the cluster.  Then it checks
   (:func:`experiments.running.verify.compare_cell`).
 
 The local run is ``<out>/local/`` (run first, on the embedded ``local[*]`` Spark) or a complete run given
-with ``local`` (read only).  Spark's own account of the lost worker (the driver's ``Lost task`` and
-``Lost executor`` lines) is kept from the cluster run's log.
+with ``local`` (read only).  Spark's own account of the lost worker is shown: the task attempts that failed
+(the runner's count from Spark's status tracker, ``spark_failed_task_attempts`` in the run's metadata) and
+the driver's ``Lost executor`` line (a task lost with its worker is logged at INFO, below the log level).
 """
 
 from __future__ import annotations
@@ -152,11 +153,12 @@ class FailoverRun:
     local_ran_here: bool
     cluster_wall_s: float
     returncode: int
+    log_path: Path
     kill: Kill | None
     cells: CellCheck
     tally: dict
     spark_log: list[str] = field(default_factory=list)
-    log_path: Path | None = None
+    cluster_meta: dict = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -215,6 +217,7 @@ def run_failover(overrides: list[str], out: Path, *, local: Path | None = None, 
     from experiments.commands.run import compose_config
     from experiments.data.datasets import REPO_ROOT
     from experiments.running.cluster import LocalCluster, pid_alive
+    from experiments.running.metadata import load_meta
 
     own = [o for o in overrides if o.split("=", 1)[0].lstrip("+~") in OWN_KEYS]
     if own:
@@ -293,8 +296,8 @@ def run_failover(overrides: list[str], out: Path, *, local: Path | None = None, 
     lines = [x.strip() for x in log_path.read_text().splitlines() if "Lost task" in x or "Lost executor" in x]
     cells = check_cells(set(expected), cluster_dir)
     tally = deterministic_tally(compare_runs(local_dir, cluster_dir, set(expected)))
-    return FailoverRun(exp, local_dir, cluster_dir, cluster.master_url, cluster.worker_pids, local_wall, local is None, wall, rc,
-                       kill[0] if kill else None, cells, tally, lines, log_path)
+    return FailoverRun(exp, local_dir, cluster_dir, cluster.master_url, cluster.worker_pids, local_wall, local is None, wall, rc, log_path,
+                       kill[0] if kill else None, cells, tally, lines, load_meta(cluster_dir))
 
 
 def _ids(ids: list[str]) -> str:
@@ -321,8 +324,9 @@ def format_summary(r: FailoverRun) -> str:
                       if k.busy_cpu_s > 0 else "while no cell ran there (its Python workers used no CPU in the 0.5 s before)")
                    + f"; alive workers before {k.workers_alive_before}, 1 s after {k.workers_alive_after}; its "
                    f"{len(k.python_pids)} Python process(es) at the kill, {len(k.python_alive_at_end)} still alive at the run's end")
-    lost_tasks = sum("Lost task" in x for x in r.spark_log)
-    out.append(f"Spark's driver log: {lost_tasks} 'Lost task' line(s), {len(r.spark_log) - lost_tasks} 'Lost executor' line(s) ({r.log_path})")
+    retried = r.cluster_meta.get("spark_failed_task_attempts")
+    out.append(f"Spark: {retried} failed task attempt(s) in the cluster run (tasks lost with the worker, run again on "
+               f"the other; its status tracker, metadata.json spark_failed_task_attempts); its driver log ({r.log_path}):")
     out += [f"  {x[:220]}" for x in r.spark_log[:6]]
     local = "unknown" if r.local_wall_s is None else f"{r.local_wall_s:.1f} s" + ("" if r.local_ran_here else " (its metadata's duration_s)")
     out.append(f"wall time: local run {local}, cluster run {r.cluster_wall_s:.1f} s (exit status {r.returncode})")
