@@ -15,7 +15,7 @@ and stops the cluster.  Then it checks
   (:func:`experiments.running.verify.compare_cell`).
 
 The local run is ``<out>/local/`` (run first, on the embedded ``local[*]`` Spark) or a complete run given
-with ``local`` (read only).  Spark's own account of the lost worker is shown: the task attempts that failed
+with ``local`` (read only).  The runs' output goes to ``<out>/local_<exp>.log`` and ``<out>/cluster_<exp>.log``.  Spark's own account of the lost worker is shown: the task attempts that failed
 (the runner's count from Spark's status tracker, ``spark_failed_task_attempts`` in the run's metadata) and
 the driver's ``Lost executor`` line (a task lost with its worker is logged at INFO, below the log level).
 """
@@ -236,11 +236,14 @@ def run_failover(overrides: list[str], out: Path, *, local: Path | None = None, 
         local_dir = out / "local" / exp
         cmd = _run_cmd(overrides, f"results_dir={out / 'local'}")
         say(f"local run: {' '.join(cmd[3:])}")
+        out.mkdir(parents=True, exist_ok=True)
+        local_log = out / f"local_{exp}.log"
         t0 = time.perf_counter()
-        r = subprocess.run(cmd, check=False, cwd=REPO_ROOT, capture_output=True, text=True)
+        with open(local_log, "w") as log:
+            rc = subprocess.run(cmd, check=False, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT).returncode
         local_wall = time.perf_counter() - t0
-        if r.returncode:
-            raise ConfigError(f"the local run failed (exit status {r.returncode}): {r.stderr.strip().splitlines()[-1:]}")
+        if rc:
+            raise ConfigError(f"the local run failed (exit status {rc}); see {local_log}")
     else:
         local_dir = local / exp
         local_wall = json.loads((local_dir / "metadata.json").read_text()).get("duration_s") if (local_dir / "metadata.json").exists() else None
