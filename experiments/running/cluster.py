@@ -41,7 +41,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -65,7 +65,7 @@ class LocalCluster:
     _procs: list = field(default_factory=list, repr=False)
 
     @classmethod
-    def start(cls, cores: int = 2, memory: str = "2g", timeout: float = 90.0, workers: int = 1) -> "LocalCluster":
+    def start(cls, cores: int = 2, memory: str = "2g", timeout: float = 90.0, workers: int = 1) -> LocalCluster:
         """A master and ``workers`` workers of ``cores`` cores and ``memory`` each; returns once every
         worker has registered with the master."""
         prepare_environment()
@@ -84,21 +84,21 @@ class LocalCluster:
             SPARK_DAEMON_MEMORY="512m",
             SPARK_LOCAL_IP="127.0.0.1",
         )
-        log = open(work / "daemons.log", "ab")
-        master = subprocess.Popen(
-            [str(spark_class), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port), "--webui-port", str(ui)],
-            env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        )
-        url = f"spark://127.0.0.1:{port}"
-        procs = []
-        for i in range(workers):
-            wdir = work / f"worker-{i}"
-            wdir.mkdir()
-            procs.append(subprocess.Popen(
-                [str(spark_class), "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--cores", str(cores),
-                 "--memory", memory, "--webui-port", str(free_port()), "--work-dir", str(wdir), url],
+        with open(work / "daemons.log", "ab") as log:  # the daemons keep their own copies of it
+            master = subprocess.Popen(
+                [str(spark_class), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port), "--webui-port", str(ui)],
                 env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-            ))
+            )
+            url = f"spark://127.0.0.1:{port}"
+            procs = []
+            for i in range(workers):
+                wdir = work / f"worker-{i}"
+                wdir.mkdir()
+                procs.append(subprocess.Popen(
+                    [str(spark_class), "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--cores", str(cores),
+                     "--memory", memory, "--webui-port", str(free_port()), "--work-dir", str(wdir), url],
+                    env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                ))
         cluster = cls(url, master.pid, [p.pid for p in procs], ui, work, [*procs, master])
         try:
             cluster.wait_ready(timeout, workers)
@@ -115,7 +115,7 @@ class LocalCluster:
     def wait_ready(self, timeout: float, workers: int) -> None:
         deadline = time.time() + timeout
         while time.time() < deadline:
-            dead = [pid for pid in (self.master_pid, *self.worker_pids) if not _alive(pid)]
+            dead = [pid for pid in (self.master_pid, *self.worker_pids) if not pid_alive(pid)]
             if dead:
                 raise ConfigError(f"Spark daemon {dead[0]} exited; see {self.work_dir / 'daemons.log'}")
             try:
@@ -131,7 +131,7 @@ class LocalCluster:
         return self.worker_pids[0]
 
     def alive(self) -> list[int]:
-        return [pid for pid in (*self.worker_pids, self.master_pid) if _alive(pid)]
+        return [pid for pid in (*self.worker_pids, self.master_pid) if pid_alive(pid)]
 
     def kill_worker(self, i: int = 0) -> None:
         """SIGKILL worker ``i`` with its executors and their Python workers (its whole process group), as
@@ -147,7 +147,7 @@ class LocalCluster:
         """SIGTERM the workers, then the master (SIGKILL the process group of whatever is still alive
         after ``grace`` seconds)."""
         for pid in (*self.worker_pids, self.master_pid):  # workers first
-            if not _alive(pid):
+            if not pid_alive(pid):
                 continue
             try:
                 os.killpg(pid, signal.SIGTERM)
@@ -171,10 +171,10 @@ class LocalCluster:
                     return False
                 return True
         while time.time() < deadline:
-            if not _alive(pid):
+            if not pid_alive(pid):
                 return True
             time.sleep(0.2)
-        return not _alive(pid)
+        return not pid_alive(pid)
 
     # ---- a cluster kept between commands -------------------------------------------------------------
     def save(self, path: Path) -> None:
@@ -184,7 +184,7 @@ class LocalCluster:
         Path(path).write_text(json.dumps(d, indent=2) + "\n")
 
     @classmethod
-    def load(cls, path: Path) -> "LocalCluster":
+    def load(cls, path: Path) -> LocalCluster:
         try:
             d = json.loads(Path(path).read_text())
         except FileNotFoundError:

@@ -10,8 +10,8 @@ that raised is not done (its traceback is in ``failures/<cell_id>.log``) and the
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
 
 from experiments.running.metadata import RunMetadata
 from experiments.running.runners import run_cells
@@ -63,7 +63,8 @@ def execute_cells(
     finally:
         df = store.consolidate()
         failed = summary.failed if summary else None
-        meta.finish(cells_total=len(specs), cells_run=summary.run if summary else None, cells_failed=failed, rows=int(len(df)))
+        outcome = runner.outcome() if hasattr(runner, "outcome") else {}
+        meta.finish(cells_total=len(specs), cells_run=summary.run if summary else None, cells_failed=failed, rows=len(df), **outcome)
     print(f"{name}: {len(df)} result rows in {store.table_path}", file=sys.stderr)
     if summary.failed:
         print(

@@ -14,13 +14,15 @@ A runner maps a picklable, importable function over cell specifications and yiel
 
 from __future__ import annotations
 
+import itertools
 import os
+import threading
 import time
 import traceback
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import partial
-from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from cep.errors import ConfigError
 
@@ -82,6 +84,11 @@ class SparkRunner:
         self.spark = spark or get_spark(master, conf=dict(conf or {}))
         self.concurrency = max(1, int(self.spark.sparkContext.defaultParallelism))
         self.version = spark_version()
+        #: task attempts that failed, as Spark's status tracker counts them: a task lost with its worker
+        #: (which Spark runs again elsewhere) or whose Python worker died
+        self.failed_task_attempts = 0
+        self._lock = threading.Lock()
+        self._groups = itertools.count()
 
     def map(self, fn: CellFn, specs: Sequence[Mapping]) -> Iterator[tuple[Mapping, object]]:
         """Each spec as one Spark task.  ``fn`` is a :func:`guarded` cell; a task whose Python
@@ -91,10 +98,14 @@ class SparkRunner:
         sc = self.spark.sparkContext
 
         def one(spec):
+            group = f"cell-{next(self._groups)}"
+            sc.setJobGroup(group, "one experiment cell")  # per thread (PySpark pins Python threads to JVM threads)
             try:
                 return sc.parallelize([spec], 1).map(fn).collect()[0]
             except Exception:  # noqa: BLE001 - a lost task is that cell's failure, kept whole
                 return {"error": "the cell's Spark task failed (its Python worker died; out of memory?):\n" + traceback.format_exc()}
+            finally:
+                self._count_failed_attempts(group)
 
         pool = ThreadPoolExecutor(max_workers=self.concurrency)
         try:
@@ -104,6 +115,17 @@ class SparkRunner:
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
+    def _count_failed_attempts(self, group: str) -> None:
+        tracker = self.spark.sparkContext.statusTracker()
+        n = 0
+        for job in tracker.getJobIdsForGroup(group):
+            info = tracker.getJobInfo(job)
+            for stage in info.stageIds if info else ():
+                st = tracker.getStageInfo(stage)
+                n += st.numFailedTasks if st else 0
+        with self._lock:
+            self.failed_task_attempts += n
+
     def describe(self) -> dict:
         return {
             "runner": self.name,
@@ -111,6 +133,10 @@ class SparkRunner:
             "spark_master": self.master,
             "spark_version": self.version,
         }
+
+    def outcome(self) -> dict:
+        """What the run's metadata records at its end: the failed task attempts."""
+        return {"spark_failed_task_attempts": self.failed_task_attempts}
 
     def close(self) -> None:
         pass

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 SPARK_CONF_DIR = Path(__file__).resolve().parent / "spark_conf"
@@ -78,6 +79,19 @@ def prepare_environment() -> None:
         os.environ["PYTHONPATH"] = root + (os.pathsep + pp if pp else "")
 
 
+def spark_properties(conf: Mapping, prefix: str = "") -> dict[str, str]:
+    """Spark properties from a runner's ``conf``: a Hydra override ``+runner.conf.spark.cores.max=2`` nests
+    (``{"spark": {"cores": {"max": 2}}}``), so nested keys are joined with dots (``spark.cores.max``)."""
+    out: dict[str, str] = {}
+    for k, v in conf.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, Mapping):
+            out.update(spark_properties(v, key + "."))
+        else:
+            out[key] = str(v)
+    return out
+
+
 def get_spark(master: str = "local[*]", app_name: str = "cep-plan-bench", conf: dict | None = None):
     """A SparkSession bound to loopback (``local[*]`` unless ``master`` says otherwise)."""
     prepare_environment()
@@ -94,8 +108,8 @@ def get_spark(master: str = "local[*]", app_name: str = "cep-plan-bench", conf: 
         .config("spark.executorEnv.PYTHONPATH", os.environ["PYTHONPATH"])
         .config("spark.executorEnv.PYSPARK_PYTHON", sys.executable)
     )
-    for k, v in (conf or {}).items():
-        builder = builder.config(k, str(v))
+    for k, v in spark_properties(conf or {}).items():
+        builder = builder.config(k, v)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
     return spark

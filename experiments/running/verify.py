@@ -89,16 +89,22 @@ def verify_experiment(exp_dir: Path, sample: int, seed: int, max_cell_s: float |
     for cid in picked:
         committed = table[table["cell_id"] == cid]
         spec = replay_spec(cells[cid], committed)
-        rows = pd.DataFrame(run_cell(spec))
-        name, pid = exp_dir.name, spec["pattern_id"]
-        alg = spec["algorithm"] if "algorithm" in spec else ",".join(spec.get("algorithms", []))
-        c_plan, r_plan = _plans(committed), _plans(rows)
-        out.append(Difference(name, cid, pid, alg, "plan", c_plan, r_plan, c_plan == r_plan, "identical"))
-        c_status = sorted(set(committed["status"]))
-        r_status = sorted(set(rows["status"]))
-        out.append(Difference(name, cid, pid, alg, "status", ",".join(c_status), ",".join(r_status), c_status == r_status, "identical"))
-        out += compare_metrics(name, cid, pid, alg, _by_metric(committed), _by_metric(rows))
+        out += compare_cell(exp_dir.name, cid, spec, committed, pd.DataFrame(run_cell(spec)))
     return out
+
+
+def compare_cell(name: str, cid: str, spec: dict, committed: pd.DataFrame, rows: pd.DataFrame) -> list[Difference]:
+    """One cell's stored rows ``committed`` against another run's ``rows`` of the same cell: its plan and
+    status (identical) and its metrics (:func:`compare_metrics`).  Used by :func:`verify_experiment` and by
+    the cluster fail-over check (:mod:`experiments.running.failover`), which compares two whole runs."""
+    pid = spec["pattern_id"]
+    alg = spec["algorithm"] if "algorithm" in spec else ",".join(spec.get("algorithms", []))
+    c_plan, r_plan = _plans(committed), _plans(rows)
+    out = [Difference(name, cid, pid, alg, "plan", c_plan, r_plan, c_plan == r_plan, "identical")]
+    c_status = sorted(set(committed["status"]))
+    r_status = sorted(set(rows["status"]))
+    out.append(Difference(name, cid, pid, alg, "status", ",".join(c_status), ",".join(r_status), c_status == r_status, "identical"))
+    return out + compare_metrics(name, cid, pid, alg, _by_metric(committed), _by_metric(rows))
 
 
 def compare_metrics(name: str, cid: str, pid: str, alg: str, cv: dict, rv: dict) -> list[Difference]:

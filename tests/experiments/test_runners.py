@@ -1,5 +1,6 @@
 """The cell runners on real Spark: a cell that raises and a cell whose Python worker dies are both
-recorded as that cell's failure, and the run goes on with the other cells."""
+recorded as that cell's failure, and the run goes on with the other cells; the runner counts the Spark task
+attempts that failed."""
 
 from __future__ import annotations
 
@@ -20,8 +21,9 @@ def test_a_dead_worker_is_that_cells_failure_and_the_run_goes_on(spark):
     specs[1]["do"] = "die"
     specs[2]["do"] = "raise"
     done, failed = {}, {}
+    runner = SparkRunner("local[2]", spark=spark)
     summary = run_cells(
-        SparkRunner("local[2]", spark=spark),
+        runner,
         cell,
         specs,
         on_result=lambda spec, rows, seconds: done.__setitem__(spec["i"], rows),
@@ -32,3 +34,5 @@ def test_a_dead_worker_is_that_cells_failure_and_the_run_goes_on(spark):
     assert sorted(failed) == [1, 2]
     assert "Python worker died" in failed[1] and "ValueError: bad cell" in failed[2]
     assert (summary.run, summary.failed) == (4, 2)
+    # Spark saw one failed task attempt (the dead worker's; the cell that raised returned its traceback)
+    assert runner.outcome() == {"spark_failed_task_attempts": 1}
