@@ -78,6 +78,10 @@ def test_migrating_plans_report_exactly_the_match_sets_of_one_pass_and_of_brute_
     assert res.metrics["events"] == len(stream)
     assert res.metrics["replayed_events"] == 0 and res.metrics["overlap_events"] > 0
     assert res.metrics["segments"] == len(starts)
+    # counting only (how the experiments run): the owners counted inline at their roots, a final
+    # parent's join results counted without building them -- within each plan's first-event range
+    counted = evaluate_segments(pats, segments, stream, collect_matches=False)
+    assert counted.counts == [len(b) for b in brute]
 
 
 def test_the_switches_cross_matches_that_segments_alone_would_lose(setting):
