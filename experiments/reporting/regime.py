@@ -143,7 +143,10 @@ def _multi(cfg: DictConfig) -> dict:
 
 
 def _next(cfg: DictConfig) -> dict:
-    exp, sc = cfg.exp, OmegaConf.to_container(cfg.scale.next, resolve=True)
+    from experiments.exps.next_figs import SCALE_KEYS
+
+    exp = cfg.exp
+    sc = {k: v for k, v in OmegaConf.to_container(cfg.scale.next, resolve=True).items() if k in SCALE_KEYS[str(exp.figure)]}
     out = {"workloads": list(exp.workloads), POINT_LABEL["next"]: len(sc.pop("seeds"))}
     for key in ("sizes", "queries", "query_size", "nodes"):
         if exp.get(key) is not None:
