@@ -16,14 +16,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from cep.errors import ConfigError
 from experiments.reporting.core import NOT_MEASURABLE, Section
 from experiments.reporting.regime import (
     POINT_LABEL,
     composed,
     has_config,
-    parameters,
     stored_parameters,
     stored_scale,
+    workloads_per_point,
 )
 
 
@@ -59,8 +60,10 @@ def _per_point(experiment: str, meta: dict) -> int | None:
 def _at_scale(experiment: str, scale: str) -> int | None:
     if not has_config(experiment):
         return None
-    cfg = composed(experiment, scale)
-    value = parameters(cfg).get(POINT_LABEL.get(str(cfg.exp.kind), ""))
+    try:
+        value = workloads_per_point(composed(experiment, scale))
+    except ConfigError:  # a scale configs/ does not have
+        return None
     return int(value) if value is not None else None
 
 
