@@ -123,7 +123,7 @@ def _multi(cfg: DictConfig) -> dict:
     kind = str(cfg.exp.kind)
     out = {"datasets": list(cfg.exp.get("datasets") or [cfg.exp.get("dataset", "nasdaq")]), POINT_LABEL[kind]: len(sc["seeds"])}
     for k, v in sc["base"].items():
-        out[k] = v
+        out[k] = f"{v[0]:g}-{v[1]:g}" if k == "selectivity_range" else v
         if k in sc.get("values", {}):
             out[f"{NAMES.get(k, k)}, swept"] = sc["values"][k]
     for k, v in sc.get("values", {}).items():
