@@ -2,7 +2,7 @@
 regime at scale=paper, scale=standard and scale=quick, and the scale its stored results ran at.
 
 The values are not written here: each experiment is composed from ``configs/`` as ``run`` composes it
-(:func:`experiments.commands.run.compose_config` with ``+exp=<name> scale=<scale>``) and its parameters are
+(:func:`experiments.running.compose.compose_config` with ``+exp=<name> scale=<scale>``) and its parameters are
 read as its experiment kind reads them -- :func:`experiments.exps.grid.grid_setting` and
 ``scale.datasets.<family>`` for the JQPG grid, :func:`experiments.exps.grid.experiment_scale` for MCEP,
 Figure 12 and MOTTO, ``scale.next`` for NEXT, :func:`experiments.exps.hamlet_figs.resolve` and
@@ -68,7 +68,7 @@ POINT_LABEL = {
 @functools.cache
 def composed(experiment: str, scale: str) -> DictConfig:
     """``configs/`` composed as ``run +exp=<experiment> scale=<scale>`` composes it (read-only)."""
-    from experiments.commands.run import compose_config
+    from experiments.running.compose import compose_config
 
     cfg = compose_config([f"+exp={experiment}", f"scale={scale}", "runner=serial", "progress=false"])
     OmegaConf.set_readonly(cfg, True)
