@@ -18,10 +18,10 @@ import itertools
 import sys
 
 from cep.errors import ConfigError
+from experiments.running.compose import GROUPS, check_job, compose_config  # noqa: F401 (run's own composition)
 
 HELP = "run an experiment: python -m experiments run +exp=<name> [key=value ...] [--multirun]"
 
-GROUPS = ("exp", "dataset", "runner", "scale")
 EXIT_FAILED_CELLS = 1
 
 
@@ -93,12 +93,6 @@ def main(args: argparse.Namespace) -> int:
                          + (["--json"] if args.json else []) + flags)
 
 
-def _options(group: str) -> list[str]:
-    from experiments.data.datasets import CONFIG_DIR
-
-    return sorted(p.stem for p in (CONFIG_DIR / group).glob("*.yaml"))
-
-
 def parse_overrides(argv: list[str]) -> tuple[list, argparse.Namespace]:
     """The Hydra overrides of ``argv`` (parsed) and its flags (``--multirun``, ``--estimate`` ...); a flag
     or override that is not valid is one line naming it and what was expected."""
@@ -135,44 +129,6 @@ def jobs(parsed: list, multirun: bool) -> list[list[str]]:
         else:
             values.append([f"{key}={o.get_value_element_as_str()}"])
     return [list(combo) for combo in itertools.product(*values)]
-
-
-def check_job(overrides: list[str]) -> None:
-    """Turn the mistakes of a run's overrides into one line naming the override and what was expected."""
-    keys = {o.split("=", 1)[0]: o.split("=", 1)[1] for o in overrides}
-    for key, value in keys.items():
-        bare = key.lstrip("+~")
-        if bare == "exp" and not key.startswith("+"):
-            raise ConfigError(f"choose the experiment with a plus sign: +exp={value}; known: {', '.join(_options('exp'))}")
-        if bare in GROUPS and value not in _options(bare):
-            raise ConfigError(f"unknown {bare} {value!r}; known: {', '.join(_options(bare))}")
-    if "+exp" not in keys:
-        raise ConfigError(f"choose an experiment with +exp=<name>; known: {', '.join(_options('exp'))}")
-    dotted = [k for k in keys if k.startswith("dataset.")]
-    if dotted and "dataset" not in keys:
-        path = f"{dotted[0]}={keys[dotted[0]]}"
-        raise ConfigError(f"{path} needs the dataset whose settings apply: dataset=<name> {path} "
-                          f"(datasets: {', '.join(_options('dataset'))})")
-
-
-def compose_config(overrides: list[str]):
-    """The composed config of one run (Hydra's compose API); a composition error is one line."""
-    from hydra import compose, initialize_config_dir
-    from omegaconf.errors import ConfigAttributeError, ConfigKeyError
-
-    from experiments.data.datasets import CONFIG_DIR
-
-    check_job(overrides)
-    try:
-        with initialize_config_dir(version_base="1.3", config_dir=str(CONFIG_DIR), job_name="run"):
-            return compose(config_name="config", overrides=overrides)
-    except Exception as e:  # noqa: BLE001 - every composition error becomes one line
-        cause = e.__cause__
-        if isinstance(cause, (ConfigAttributeError, ConfigKeyError)) and cause.full_key:
-            raise ConfigError(f"unknown config key {cause.full_key!r}; add a new key with +{cause.full_key}=..., or check "
-                              "the spelling (python -m experiments run --help)") from None
-        text = str(e).strip()
-        raise ConfigError(f"invalid overrides: {text.splitlines()[0] if text else type(e).__name__}") from None
 
 
 def run_overrides(argv: list[str]) -> int:

@@ -16,7 +16,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sample", type=int, default=5, help="cells per experiment (default 5)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sample")
     p.add_argument("--max-cell-s", type=float, default=None, metavar="S",
-                   help="sample only cells whose run took at most S seconds (as stored with them)")
+                   help="sample only cells whose run took at most S seconds (as stored with them); an experiment "
+                        "with no cell that cheap verifies its cheapest cell")
     add_results_dir(p, "results/, the committed reference reproduction")
     p.add_argument("--all", action="store_true", help="print every comparison, not only differences and measured values")
     p.add_argument("--json", action="store_true", help="print one JSON object per comparison shown, then a summary object")

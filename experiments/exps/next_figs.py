@@ -39,6 +39,10 @@ from experiments.running import cells
 
 DATASET = "poisson-8"
 FIGURES = ("fig9", "fig10", "fig11")
+#: the settings of ``scale.next`` each figure's cells read (:func:`build_specs`; the report's regime table shows these)
+SCALE_KEYS = {"fig9": ("seeds", "duration_s", "chunk", "capacity_single", "patience", "pool_fig9", "offers_fig9"),
+              "fig10": ("seeds", "duration_s", "throughput_repeats"),
+              "fig11": ("seeds", "duration_s", "chunk", "capacity", "patience", "pool_fig11")}
 ORIGINAL, REWRITTEN = "original", "rewritten"
 
 

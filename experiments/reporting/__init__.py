@@ -4,7 +4,10 @@
 paper's claims against its table (``"module:function"``; one module per paper family).  For every
 experiment folder under the results folder that holds a ``results.parquet`` and has a section,
 :func:`build_report` calls it and writes ``REPORT.md`` beside the folders.  A ``NOTES.md`` beside a
-result table is appended to its section (the place for hand-written discussion).  Nothing is
+result table is appended to its section (the place for hand-written discussion).  Every section opens
+with its regime table (:mod:`experiments.reporting.regime`: each parameter at scale=paper, standard and
+quick, from the configs, and the scale its results ran at); the report ends with the sizing table
+(:mod:`experiments.reporting.sizing`: the workloads per point its not-measurable claims would need).  Nothing is
 rewritten whose bytes would not change.
 """
 
@@ -16,6 +19,8 @@ from pathlib import Path
 from cep.io_utils import write_if_changed
 from experiments.reporting.compare import foreign_method_notes
 from experiments.reporting.core import Section, SectionInput, run_notes
+from experiments.reporting.regime import regime_table
+from experiments.reporting.sizing import sizing_section
 from experiments.running.metadata import load_meta
 from experiments.running.store import ResultStore
 
@@ -60,6 +65,8 @@ def build_section(results_dir: Path, experiment: str) -> Section | None:
         return None
     meta = load_meta(exp_dir)
     section = section_function(experiment)(SectionInput(experiment, df, meta, exp_dir))
+    section.preface = regime_table(experiment, meta) + ([""] if section.preface else []) + section.preface
+    section.meta = meta
     section.notes += run_notes(meta, df)
     section.notes += foreign_method_notes(df)
     extra = exp_dir / "NOTES.md"
@@ -115,6 +122,9 @@ def render(sections: list[Section], results_dir: Path) -> str:
         for n in s.notes:
             lines.append(n if n.startswith(("#", "-", "*", "|", "**")) else f"- {n}")
         lines.append("")
+    sizing = sizing_section(sections)
+    if sizing:
+        lines += [*sizing, ""]
     return "\n".join(lines) + "\n"
 
 

@@ -34,13 +34,15 @@ class Claim:
     ours: str
     verdict: str  # one of HOLDS, PARTLY, FAILS, NOT_MEASURABLE, UNCHECKED, decided by the rule
     rule: str = ""
+    n: int = 0  # the independent workloads the verdict rests on
+    needed: int | None = None  # about how many would decide a not-measurable claim (rules.Verdict.needed)
 
     @classmethod
     def judged(cls, claim: str, paper: str, verdict: Verdict, *, detail: str = "") -> "Claim":
         """The row of a claim judged by the rule set: ``ours`` is the effect with its CI and n (and, when
         the data cannot decide, about how many workloads would), then ``detail``."""
         ours = verdict.ours + (f"; {detail}" if detail else "")
-        return cls(claim, paper, ours, verdict.verdict, verdict.rule)
+        return cls(claim, paper, ours, verdict.verdict, verdict.rule, verdict.effect.n, verdict.needed)
 
 
 @dataclass
@@ -57,6 +59,8 @@ class Section:
     regimes: dict[str, str] = field(default_factory=dict)
     # markdown lines printed right under the section's heading (e.g. its regime table, paper / ours)
     preface: list[str] = field(default_factory=list)
+    # the run's metadata.json (set by experiments.reporting.build_section; the sizing table reads its config)
+    meta: dict = field(default_factory=dict)
 
 
 @dataclass

@@ -8,7 +8,7 @@ default rate and query count appears in both sweeps and counts once (:func:`_wor
 SHARON past its work cap) is a bound (:mod:`experiments.reporting.bounds`): its throughput at most
 all events over its time to the cap, so HAMLET's ratio over it is a lower bound, drawn on the plots as
 :data:`~experiments.reporting.bounds.MARKER`; a claim stands on bounds only where the bound alone decides
-it.  Each section opens with its regime table (the paper's setting beside ours).
+it.  Each section opens with its regime table (:mod:`experiments.reporting.regime`) and the paper's streams beside ours.
 """
 
 from __future__ import annotations
@@ -49,13 +49,14 @@ ENGINES = ["hamlet", "hamlet-static", "greta", "two-step", "sharon"]
 XLABEL = {"events_per_minute": "Events per minute", "queries": "Queries in the workload"}
 #: one independent workload: its stream (dataset, events, seed) and its query count
 PAIR_KEYS = ("dataset", "workload_key")
-#: the paper's Section 5.1 setting per figure, beside which each section prints ours
-PAPER_REGIME = {
-    "fig8": ("ridesharing (generated, 20 types, 10K events/min)", "10K-20K", "5-25", "not stated"),
-    "fig9": ("ridesharing (generated, 20 types, 10K events/min)", "10K-20K", "5-25", "not stated"),
-    "fig10": ("NYC taxi (200 events/min), smart home (20K events/min)", "up to 40K", "5-25; default 50", "not stated"),
-    "fig11": ("stock: 2M transactions, 220 companies, 8 h, 4.5K events/min, bursts of 120 shared events", "2K-4K", "20-100; default 50", "5-20 min"),
-    "fig12": ("stock: 2M transactions, 220 companies, 8 h, 4.5K events/min, bursts of 120 shared events", "2K-4K", "20-100; default 50", "5-20 min"),
+#: the paper's Section 5.1 streams per figure, beside which each section describes ours (the swept rates, query
+#: counts and windows of each scale are in the section's regime table, from configs/exp/hamlet_fig*.yaml)
+PAPER_STREAMS = {
+    "fig8": "ridesharing (generated, 20 types, 10K events/min); windows not stated",
+    "fig9": "ridesharing (generated, 20 types, 10K events/min); windows not stated",
+    "fig10": "NYC taxi (200 events/min), smart home (20K events/min); windows not stated",
+    "fig11": "stock: 2M transactions, 220 companies, 8 h, 4.5K events/min, bursts of 120 shared events; windows of 5-20 min",
+    "fig12": "stock: 2M transactions, 220 companies, 8 h, 4.5K events/min, bursts of 120 shared events; windows of 5-20 min",
 }
 #: the paper's absolute latencies in Figure 8 (Section 5.2), seconds: HAMLET's within, the others' up to
 PAPER_LATENCY_S = {"hamlet": 0.025, "sharon": 50 * 60.0, "greta": 3.0, "two-step": 1.0}
@@ -117,20 +118,8 @@ def _config(meta: dict) -> dict:
     return (meta or {}).get("config") or {}
 
 
-def _regime_table(inp: SectionInput, w: pd.DataFrame, figure: str) -> list[str]:
-    """The markdown table that opens a HAMLET section: the paper's setting and ours, per dataset."""
-    cfg = _config(inp.meta)
-    scale = (cfg.get("scale") or {}).get("name", "?")
-    hp = (cfg.get("scale") or {}).get("hamlet") or {}
-    params = {}
-    if not w.empty and "params" in inp.table:
-        for p in inp.table["params"].dropna().unique():
-            params = json.loads(p)
-            break
-    window = params.get("window_s", hp.get("window_s"))
-    stream, rates, queries, windows = PAPER_REGIME[figure]
-    lines = [f"**Regime (paper / ours, scale={scale}).**", "",
-             "| | paper | ours |", "| --- | --- | --- |"]
+def _streams_table(w: pd.DataFrame, figure: str) -> list[str]:
+    """The markdown table under a HAMLET section's regime table: the paper's streams and ours, per dataset."""
     ours_ds = []
     for ds, d in w.groupby("dataset"):
         bm = d["burst_mean"].mean() if "burst_mean" in d else math.nan
@@ -139,13 +128,8 @@ def _regime_table(inp: SectionInput, w: pd.DataFrame, figure: str) -> list[str]:
                  "nasdaq": "stock: bundled NASDAQ 5-minute bars, re-spaced", "traffic": "traffic (Aarhus), standing in, re-spaced",
                  "ridesharing": "ridesharing (our generator)"}.get(ds, ds)
         ours_ds.append(f"{label}: up to {ev:,.0f} events per cell, mean burst {bm:.1f}")
-    rates_ours = sorted({int(v) for v in w.loc[w["x_name"] == "events_per_minute", "x_value"]}) if not w.empty else []
-    q_ours = sorted({int(v) for v in w["size"].dropna()}) if not w.empty else []
-    win = "" if window is None else (f"{int(window) // 4}-{int(window)} s" if figure in ("fig11", "fig12") else f"{int(window)} s tumbling")
-    lines += [f"| streams | {stream} | {'; '.join(ours_ds)} |",
-              f"| events per minute | {rates} | {', '.join(f'{r:,}' for r in rates_ours)} |",
-              f"| queries | {queries} | {', '.join(map(str, q_ours))} |",
-              f"| windows | {windows} | {win} |"]
+    lines = ["**Streams (paper / ours).**", "", "| | paper | ours |", "| --- | --- | --- |",
+             f"| streams | {PAPER_STREAMS[figure]} | {'; '.join(ours_ds)} |"]
     if "nasdaq-bursty" in set(w["dataset"]):
         lines.append(_burst_row(w))
     return lines
@@ -215,7 +199,7 @@ def _regime(w: pd.DataFrame) -> dict:
 
 def _section(inp: SectionInput, figure: str, title: str, figs, claims, notes, w, caption: str) -> Section:
     s = Section(inp.experiment, title, figs, claims, notes + bound_notes(inp.table), caption=caption, regimes=_regime(w))
-    s.preface = _regime_table(inp, w, figure)
+    s.preface = _streams_table(w, figure)
     return s
 
 

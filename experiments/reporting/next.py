@@ -161,7 +161,7 @@ def fig9(inp: SectionInput) -> Section:
             all_of(parts), detail=f"union rewritten/original at {top:g} operators {parts[0].ours} ({parts[0].verdict}); next gain over union gain "
                                   f"there, per seed {parts[1].ours} ({parts[1].verdict}); by size " + _fmt_ratios(un)))
     claims.append(_between_claim(ratios, "operators supported", lambda r: r))
-    notes = [MEASURED_VS_SIMULATED, _fig9_regime(df, inp.meta), _cost_vs_measured(df)]
+    notes = [MEASURED_VS_SIMULATED, _fig9_regime(df), _cost_vs_measured(df)]
     return Section(inp.experiment, "NEXT Figure 9: operators supported against query size (one node)", figs, claims,
                    [n for n in notes if n], caption=f"Mean of {_n_seeds(d)} seeds per point, 95% CI.")
 
@@ -191,16 +191,14 @@ def _values_of(obs) -> list:
     return list(obs.values())
 
 
-def _fig9_regime(df: pd.DataFrame, meta: dict) -> str:
-    cfg = (meta.get("config") or {}).get("scale", {}).get("next", {})
+def _fig9_regime(df: pd.DataFrame) -> str:
     q = _values(df, "supported_queries")
     return (
-        f"Regime: one simulated node of {cfg.get('capacity_single', '?')} CPU s/s (a fraction of one core of this machine; "
-        f"ten times a node of Figure 11, as the paper's single node was a faster machine than its cluster nodes). Each "
-        f"point fills it with queries drawn with replacement, in an order fixed by the seed and the same for original and "
-        f"rewritten, from a pool of {cfg.get('pool_fig9', '?')} random queries whose operators were measured over "
-        f"{cfg.get('duration_s', '?')} s of the sources; the node is full after {cfg.get('patience', '?')} rejected "
-        f"queries in a row. Queries admitted per point: "
+        "Regime (its values in the table above): one simulated node of the single node capacity (a fraction of one core "
+        "of this machine; ten times a node of Figure 11, as the paper's single node was a faster machine than its cluster "
+        "nodes). Each point fills it with queries drawn with replacement, in an order fixed by the seed and the same for "
+        "original and rewritten, from the Fig. 9 query pool, whose operators were measured over the source seconds per "
+        "measurement; the node is full after the stated number of rejected queries in a row. Queries admitted per point: "
         f"{int(q['value'].min()) if not q.empty else 'n/a'}-{int(q['value'].max()) if not q.empty else 'n/a'}. "
         "The node also spends measured CPU on receiving the sources and sending results, which rewriting does not "
         "change, so the gain in operators supported is below the gain in CPU per query."
@@ -340,12 +338,11 @@ def fig11(inp: SectionInput) -> Section:
     meas = df[(df["kind"] == "measure") & (df["status"] == "ok")]
     send = meas[meas["metric"] == "send_us"]["value"].median() if not meas.empty else float("nan")
     recv = meas[meas["metric"] == "recv_us"]["value"].median() if not meas.empty else float("nan")
-    cfg = (inp.meta.get("config") or {}).get("scale", {}).get("next", {})
     notes = [
         MEASURED_VS_SIMULATED,
-        f"Regime: nodes of {cfg.get('capacity', '?')} CPU s/s each; {cfg.get('pool_fig11', '?')} random 5-operator queries per "
-        f"workload and seed, offered in order until {cfg.get('patience', '?')} in a row were rejected; sending an event "
-        f"costs {fmt(send)} us and receiving one {fmt(recv)} us of CPU (measured, median); a node receives each stream once. "
+        "Regime (its values in the table above): nodes of the node capacity each; the Fig. 11 query pool of random "
+        "5-operator queries per workload and seed, offered in order until the stated number in a row were rejected; sending "
+        f"an event costs {fmt(send)} us and receiving one {fmt(recv)} us of CPU (measured, median); a node receives each stream once. "
         "Placement decides with the measured loads (a system that knows its operators' costs); the paper's cost(Q,P) with "
         "Table 1 estimates is recorded per point as paper_cost. 'Rewrite' in the paper is read as two lines: rewriting "
         "before Greedy (rewrite+greedy) and before Reuse (rewrite+reuse).",

@@ -211,7 +211,7 @@ def test_every_experiment_resolves_at_scale_standard(exp):
         for f in ("nasdaq", "traffic"):
             assert cfg.scale.datasets[f].replay.events_per_window > 0
     elif cfg.exp.kind in ("mcep", "fig12", "motto"):
-        assert len(experiment_scale(cfg)["seeds"]) == 10
+        assert len(experiment_scale(cfg)["seeds"]) >= 10  # the paper's 10, more where the sizing table asks
     elif cfg.exp.kind == "next":
         assert len(cfg.scale.next.seeds) == 5
     else:

@@ -51,6 +51,7 @@ def test_cells_rows_and_report(results):
     assert not cap.empty and {"capped_elapsed_s", "processed_events"} <= set(cap["metric"])
     assert (cap[cap["metric"] == "capped_elapsed_s"]["value"] > 0).all()
     report = (results / "REPORT.md").read_text()
-    assert "**Regime (paper / ours, scale=quick).**" in report and "throughput upper bounds" in report
+    assert "resolves them; the results below ran at scale=quick;" in report and "**Streams (paper / ours).**" in report
+    assert "throughput upper bounds" in report
     assert "HAMLET Figure 8" in report and "HAMLET Figure 11" in report and "27-52% more" in report
     assert (results / "hamlet_fig8" / "figures" / "hamlet_fig8.png").exists()

@@ -1,0 +1,295 @@
+"""The regime table that opens every section of REPORT.md: each parameter that defines an experiment's
+regime at scale=paper, scale=standard and scale=quick, and the scale its stored results ran at.
+
+The values are not written here: each experiment is composed from ``configs/`` as ``run`` composes it
+(:func:`experiments.running.compose.compose_config` with ``+exp=<name> scale=<scale>``) and its parameters are
+read as its experiment kind reads them -- :func:`experiments.exps.grid.grid_setting` and
+``scale.datasets.<family>`` for the JQPG grid, :func:`experiments.exps.grid.experiment_scale` for MCEP,
+Figure 12 and MOTTO, ``scale.next`` for NEXT, :func:`experiments.exps.hamlet_figs.resolve` and
+``scale.hamlet`` for HAMLET.  Arrival rates and stream lengths are derived by the replay the run uses
+(:class:`experiments.data.replay.ReplaySpec`).  The stored scale is ``scale.name`` of the config in the
+result folder's ``metadata.json``; where that config gives another value than ``configs/`` at the same
+scale (the configs changed after the run, or the run overrode a value), the table says which.
+
+:func:`workloads_per_point` is the number of independent workloads (patterns, seeds) behind one point
+of a figure at a scale, which the sizing table of the report (:mod:`experiments.reporting.sizing`)
+sets against what the not-measurable claims would need.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+
+from omegaconf import DictConfig, ListConfig, OmegaConf
+
+from cep.errors import ConfigError
+from experiments.data.datasets import CONFIG_DIR, dataset_config, dataset_family
+from experiments.data.replay import ReplaySpec
+from experiments.exps.grid import experiment_scale, grid_setting
+
+SCALES = ("paper", "standard", "quick")
+#: the value shown where a scale does not set a parameter
+NOT_SET = "-"
+
+#: readable names of config keys (a key not listed is shown as it is written)
+NAMES = {
+    "workload_size": "workload size (patterns)", "pattern_size": "pattern size (events)", "window": "time window (s)",
+    "count_window": "count window (events)", "search_time": "search time (s)", "search_steps": "search steps",
+    "density": "MPG density", "rate_diff": "normalized rate difference", "structure": "pattern structure",
+    "kleene_max": "largest Kleene set", "selectivity_range": "selectivities", "reshuffle_types": "types reshuffled (y)",
+    "reshuffle_every": "reshuffle every x events", "chunk": "events per re-planning segment", "drift": "drift",
+    "type_pool": "type pool (types)", "events_per_window": "events of the median type per window",
+    "rate_ratio": "fastest / slowest rate", "windows": "stream length (windows)", "repeats": "evaluation runs per cell",
+    "max_partial_matches": "cap: live partial matches", "max_work": "cap: join candidates", "queries": "queries",
+    "r": "basic-workload ratio r", "length": "query length", "level": "nesting level", "window_ratio": "window ratio",
+    "budget_s": "exact Steiner search budget (s)", "sharing_types": "Table V sharing types", "nesting": "nesting level",
+    "cores": "cores", "cores_repeats": "timed runs per core count", "cores_windows": "core study stream (windows)",
+    "events_per_minute": "events per minute", "default_queries": "queries (events-per-minute sweep)",
+    "default_events_per_minute": "events per minute (queries sweep)", "window_s": "window (s)", "minutes": "stream (minutes)",
+    "drivers": "drivers", "max_trends": "cap: two-step trends", "sharon_max_work": "cap: SHARON prefix extensions",
+    "duration_s": "source seconds per measurement", "capacity": "node capacity (CPU s/s)",
+    "capacity_single": "single node capacity (CPU s/s)", "offers_fig9": "queries offered (Fig. 9)",
+    "patience": "rejections in a row that fill a node", "chunk_next": "queries measured together",
+    "pool_fig9": "query pool (Fig. 9)", "pool_fig11": "query pool (Fig. 11)", "throughput_repeats": "throughput runs",
+    "sizes": "sizes", "query_size": "query size (operators)", "nodes": "nodes", "workloads": "workloads",
+    "stats_max_pairs": "events (pairs) per selectivity estimate", "min_events": "fewest events of a pool type",
+    "window_seconds": "time window (s)", "start": "data from", "end": "data to",
+}
+
+#: the label of the row :func:`workloads_per_point` counts, per experiment kind
+POINT_LABEL = {
+    "grid": "patterns per set and size", "mcep": "workloads per point (seeds)", "fig12": "workloads per point (seeds)",
+    "motto": "workloads per point (seeds)", "next": "runs per point (seeds)", "hamlet": "runs per point (seeds)",
+}
+
+
+@functools.cache
+def composed(experiment: str, scale: str) -> DictConfig:
+    """``configs/`` composed as ``run +exp=<experiment> scale=<scale>`` composes it (read-only)."""
+    from experiments.running.compose import compose_config
+
+    cfg = compose_config([f"+exp={experiment}", f"scale={scale}", "runner=serial", "progress=false"])
+    OmegaConf.set_readonly(cfg, True)
+    return cfg
+
+
+def has_config(experiment: str) -> bool:
+    return (CONFIG_DIR / "exp" / f"{experiment}.yaml").is_file()
+
+
+# ---- the parameters of each experiment kind ------------------------------------------------------------
+def _rates(window: float, per_window: float, ratio: float, windows: float, pool: int) -> tuple[str, float]:
+    """The slowest-fastest replayed rate (events/s) as text, and the expected events of the stream."""
+    spec = ReplaySpec(float(window), float(per_window), float(ratio), float(windows))
+    r = spec.rates(int(pool))
+    return f"{_show(float(r.min()))}-{_show(float(r.max()))}", float(r.sum() * spec.duration)
+
+
+def _families(cfg: DictConfig) -> list[str]:
+    return list(dict.fromkeys(dataset_family(dataset_config(n)) for n in (cfg.exp.get("datasets") or [])))
+
+
+def _grid(cfg: DictConfig) -> dict:
+    exp = cfg.exp
+    out = {"datasets": list(exp.datasets), "pattern sets": list(exp.pattern_sets), "sizes": grid_setting(cfg, "sizes"),
+           POINT_LABEL["grid"]: grid_setting(cfg, "patterns_per_size")}
+    if grid_setting(cfg, "planner_max_size") is not None:
+        out["largest size planned"] = grid_setting(cfg, "planner_max_size")
+    for key in ("alphas", "strategies"):
+        if exp.get(key) is not None:
+            out[key] = list(exp[key])
+    out["repeats"] = grid_setting(cfg, "repeats")
+    for fam in _families(cfg):
+        d = cfg.scale.datasets[fam]
+        row = {"window_seconds": d.window_seconds, "type_pool": d.type_pool, "kleene_max": d.kleene_max}
+        if d.get("replay") is not None:
+            rp = d.replay
+            row |= {"events_per_window": rp.events_per_window, "rate_ratio": rp.rate_ratio, "windows": rp.windows}
+            row["arrival rates (events/s)"], _ = _rates(d.window_seconds, rp.events_per_window, rp.rate_ratio, rp.windows, d.type_pool)
+        else:
+            row["replay"] = "none: the data at its own cadence"
+        row |= {k: d[k] for k in ("start", "end") if d.get(k) is not None}  # a time slice of the data, where one is set
+        out |= {f"{NAMES.get(k, k)} [{fam}]": v for k, v in row.items()}
+    for key in ("max_partial_matches", "max_work", "stats_max_pairs"):
+        out[key] = cfg.scale.get(key)
+    return out
+
+
+def _multi(cfg: DictConfig) -> dict:
+    """MCEP, Figure 12 and MOTTO: the experiment's block ``exp.scales.<scale>`` and the replay it gives."""
+    sc = experiment_scale(cfg)
+    kind = str(cfg.exp.kind)
+    out = {"datasets": list(cfg.exp.get("datasets") or [cfg.exp.get("dataset", "nasdaq")]), POINT_LABEL[kind]: len(sc["seeds"])}
+    for k, v in sc["base"].items():
+        out[k] = f"{v[0]:g}-{v[1]:g}" if k == "selectivity_range" else v
+        if k in sc.get("values", {}):
+            out[f"{NAMES.get(k, k)}, swept"] = sc["values"][k]
+    for k, v in sc.get("values", {}).items():
+        if k not in sc["base"]:
+            out[f"{NAMES.get(k, k)}, swept"] = v
+    for sweep, changes in (sc.get("sweep_base") or {}).items():
+        for k, v in changes.items():
+            out[f"{NAMES.get(k, k)} in the {NAMES.get(sweep, sweep)} sweep"] = v
+    for k, v in sc.items():
+        if k not in ("seeds", "base", "values", "sweep_base"):
+            out[k] = v
+    out.setdefault("rate_ratio", 45.0)  # the replay's default (experiments/exps/grid.py:replayed_pool_stream)
+    rates, events = _rates(sc["base"]["window"], sc["events_per_window"], out["rate_ratio"], sc["windows"], sc["type_pool"])
+    out["arrival rates (events/s)"] = rates
+    out["stream (events, expected)"] = round(events)
+    return out
+
+
+def _next(cfg: DictConfig) -> dict:
+    from experiments.exps.next_figs import SCALE_KEYS
+
+    exp = cfg.exp
+    sc = {k: v for k, v in OmegaConf.to_container(cfg.scale.next, resolve=True).items() if k in SCALE_KEYS[str(exp.figure)]}
+    out = {"workloads": list(exp.workloads), POINT_LABEL["next"]: len(sc.pop("seeds"))}
+    for key in ("sizes", "queries", "query_size", "nodes"):
+        if exp.get(key) is not None:
+            out[key] = exp[key]
+    if "chunk" in sc:
+        sc["chunk_next"] = sc.pop("chunk")
+    return out | sc
+
+
+def _hamlet(cfg: DictConfig) -> dict:
+    from experiments.exps.hamlet_figs import resolve
+
+    sc = OmegaConf.to_container(cfg.scale.hamlet, resolve=True)
+    out = {"datasets": list(cfg.exp.datasets), POINT_LABEL["hamlet"]: len(sc.pop("seeds"))}
+    out |= resolve(cfg)
+    sc.pop("window_s", None), sc.pop("minutes", None)  # resolve's, per figure
+    return out | sc
+
+
+KINDS: dict[str, Callable[[DictConfig], dict]] = {"grid": _grid, "mcep": _multi, "fig12": _multi, "motto": _multi,
+                                                  "next": _next, "hamlet": _hamlet}
+
+
+def parameters(cfg: DictConfig) -> dict[str, object]:
+    """The regime of one composed config: readable parameter name -> value, in the kind's order."""
+    kind = str(cfg.exp.kind)
+    if kind not in KINDS:
+        raise ConfigError(f"experiment {cfg.exp.name}: no regime parameters for kind {kind!r}; known: {', '.join(KINDS)}")
+    return {NAMES.get(k, k): _plain(v) for k, v in KINDS[kind](cfg).items()}
+
+
+def _plain(v):
+    return OmegaConf.to_container(v, resolve=True) if isinstance(v, (DictConfig, ListConfig)) else v
+
+
+def workloads_per_point(cfg: DictConfig) -> int | None:
+    """How many independent workloads (patterns per set and size, seeds) one point of the figure has."""
+    kind = str(cfg.exp.kind)
+    return parameters(cfg).get(POINT_LABEL[kind]) if kind in POINT_LABEL else None
+
+
+def stored_scale(meta: dict) -> str | None:
+    """``scale.name`` of the config a results folder was run with (its ``metadata.json``)."""
+    return ((meta or {}).get("config") or {}).get("scale", {}).get("name")
+
+
+def stored_parameters(meta: dict) -> dict | None:
+    """The regime of the config stored in ``metadata.json`` (None when it has none, or when it is from code
+    older than the configs' keys)."""
+    config = (meta or {}).get("config")
+    if not config or not (config.get("exp") or {}).get("kind"):
+        return None
+    try:
+        return parameters(OmegaConf.create(config))
+    except Exception:  # noqa: BLE001 - an old or hand-edited metadata.json only loses the comparison
+        return None
+
+
+# ---- the table -----------------------------------------------------------------------------------------
+def _show(v) -> str:
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, (int, float)):
+        if isinstance(v, float) and not math.isfinite(v):
+            return "n/a"
+        if float(v).is_integer() and abs(v) < 1e15:
+            return f"{int(v):,}"
+        return f"{v:.3g}" if abs(v) < 1000 else f"{v:,.0f}"
+    if isinstance(v, dict):
+        return ", ".join(f"{k} {_show(x)}" for k, x in v.items())
+    if isinstance(v, (list, tuple)):
+        if v and all(isinstance(x, int) and not isinstance(x, bool) for x in v) and list(v) == sorted(v):
+            return ", ".join(_runs(list(v)))
+        return ", ".join(_show(x) for x in v)
+    return str(v)
+
+
+def _runs(xs: list[int]) -> list[str]:
+    """Consecutive integers of three or more as ``a-b``."""
+    out, i = [], 0
+    while i < len(xs):
+        j = i
+        while j + 1 < len(xs) and xs[j + 1] == xs[j] + 1:
+            j += 1
+        out += [f"{xs[i]}-{xs[j]}"] if j - i >= 2 else [f"{x:,}" for x in xs[i:j + 1]]
+        i = j + 1
+    return out
+
+
+def _rows(by_scale: dict[str, dict]) -> list[tuple[str, tuple[str, ...]]]:
+    """(parameter, its value at each scale; :data:`NOT_SET` where a scale does not set it) in the order of
+    the scales' parameters; a parameter given per dataset family (``name [family]``) is one row when every
+    family has the same values, else one row per family, side by side."""
+    labels = list(dict.fromkeys(k for s in SCALES for k in by_scale.get(s, {})))
+    rows = {k: tuple(_show(by_scale[s][k]) if k in by_scale.get(s, {}) else NOT_SET for s in SCALES) for k in labels}
+    merged: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+    for k, vals in rows.items():
+        merged.setdefault(k.partition(" [")[0], []).append((k, vals))
+    out = []
+    for base, variants in merged.items():
+        out += [(base, variants[0][1])] if len({v for _, v in variants}) == 1 else variants
+    return out
+
+
+def regime_table(experiment: str, meta: dict) -> list[str]:
+    """The markdown lines that open a section: one row per parameter (paper / standard / quick; those equal
+    at every scale in one row), the scale the stored results ran at, and where their config differs from
+    ``configs/`` at that scale.  Empty for an experiment with no config."""
+    if not has_config(experiment):
+        return []
+    by_scale = {}
+    for s in SCALES:
+        try:
+            by_scale[s] = parameters(composed(experiment, s))
+        except ConfigError:
+            continue
+    stored = stored_scale(meta)
+    head = [f"{s} (stored)" if s == stored else s for s in SCALES]
+    intro = (f"**Regime** (`configs/`, resolved as `run +exp={experiment} scale=<scale>` resolves them; the results "
+             f"below ran at scale={stored or 'unknown: no metadata.json config'}; {NOT_SET}: not set at that scale):")
+    lines = [intro, "",
+             f"| parameter | {' | '.join(head)} |", "| --- | --- | --- | --- |"]
+    same = []
+    for label, vals in _rows(by_scale):
+        if len(set(vals)) == 1:
+            same.append(f"{label} {vals[0]}")
+        else:
+            lines.append(f"| {label} | {' | '.join(vals)} |")
+    if same:
+        lines.append(f"| equal at every scale | {'; '.join(same)} | | |")
+    differ = _stored_differences(by_scale.get(stored or ""), stored_parameters(meta))
+    if differ:
+        lines += ["", f"The stored run's `metadata.json` differs from `configs/` at scale={stored} in: {'; '.join(differ)}."]
+    return lines
+
+
+def _stored_differences(current: dict | None, stored: dict | None) -> list[str]:
+    if current is None or stored is None:
+        return []
+    keys = list(dict.fromkeys([*current, *stored]))
+    def show(d: dict, k: str) -> str:
+        return _show(d[k]) if k in d else NOT_SET
+
+    return [f"{k} (stored {show(stored, k)}, configs {show(current, k)})" for k in keys if show(stored, k) != show(current, k)]

@@ -1,0 +1,54 @@
+"""Compose a run's config from ``configs/`` (Hydra's compose API), as ``python -m experiments run`` does: the
+overrides' mistakes become one-line errors before Hydra sees them.  Kept apart from the command so that the
+report (:mod:`experiments.reporting.regime`) composes configs exactly as a run does without importing the
+command that draws the report."""
+
+from __future__ import annotations
+
+from cep.errors import ConfigError
+
+GROUPS = ("exp", "dataset", "runner", "scale")
+
+
+def _options(group: str) -> list[str]:
+    from experiments.data.datasets import CONFIG_DIR
+
+    return sorted(p.stem for p in (CONFIG_DIR / group).glob("*.yaml"))
+
+
+def check_job(overrides: list[str]) -> None:
+    """Turn the mistakes of a run's overrides into one line naming the override and what was expected."""
+    keys = {o.split("=", 1)[0]: o.split("=", 1)[1] for o in overrides}
+    for key, value in keys.items():
+        bare = key.lstrip("+~")
+        if bare == "exp" and not key.startswith("+"):
+            raise ConfigError(f"choose the experiment with a plus sign: +exp={value}; known: {', '.join(_options('exp'))}")
+        if bare in GROUPS and value not in _options(bare):
+            raise ConfigError(f"unknown {bare} {value!r}; known: {', '.join(_options(bare))}")
+    if "+exp" not in keys:
+        raise ConfigError(f"choose an experiment with +exp=<name>; known: {', '.join(_options('exp'))}")
+    dotted = [k for k in keys if k.startswith("dataset.")]
+    if dotted and "dataset" not in keys:
+        path = f"{dotted[0]}={keys[dotted[0]]}"
+        raise ConfigError(f"{path} needs the dataset whose settings apply: dataset=<name> {path} "
+                          f"(datasets: {', '.join(_options('dataset'))})")
+
+
+def compose_config(overrides: list[str]):
+    """The composed config of one run (Hydra's compose API); a composition error is one line."""
+    from hydra import compose, initialize_config_dir
+    from omegaconf.errors import ConfigAttributeError, ConfigKeyError
+
+    from experiments.data.datasets import CONFIG_DIR
+
+    check_job(overrides)
+    try:
+        with initialize_config_dir(version_base="1.3", config_dir=str(CONFIG_DIR), job_name="run"):
+            return compose(config_name="config", overrides=overrides)
+    except Exception as e:  # noqa: BLE001 - every composition error becomes one line
+        cause = e.__cause__
+        if isinstance(cause, (ConfigAttributeError, ConfigKeyError)) and cause.full_key:
+            raise ConfigError(f"unknown config key {cause.full_key!r}; add a new key with +{cause.full_key}=..., or check "
+                              "the spelling (python -m experiments run --help)") from None
+        text = str(e).strip()
+        raise ConfigError(f"invalid overrides: {text.splitlines()[0] if text else type(e).__name__}") from None

@@ -1,0 +1,127 @@
+"""The regime table that opens every report section lists each parameter at scale=paper, standard and quick as
+the configs resolve them, and names the scale the stored results ran at; the report works on a results
+folder that mixes experiments stored at quick and at standard scale, and ends with the sizing table.
+
+Real configs (configs/, composed as ``run`` composes them) and real committed results (copied)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from omegaconf import OmegaConf
+
+from experiments.commands.run import compose_config
+from experiments.exps.grid import experiment_scale, grid_setting
+from experiments.reporting import SECTIONS, build_report, build_section
+from experiments.reporting.regime import SCALES, composed, regime_table
+from experiments.reporting.sizing import per_point_needed, sizing
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def table_of(lines: list[str]) -> dict[str, tuple[str, ...]]:
+    """The rows of a regime table: parameter -> (paper, standard, quick); the row of parameters equal at every
+    scale is split into its parameters."""
+    rows = {}
+    for line in lines:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.startswith("| ") or cells[0] in ("parameter", "---"):
+            continue
+        if cells[0] == "equal at every scale":
+            for part in cells[1].split("; "):
+                label, _, value = part.rpartition(" ")
+                rows[label] = (value,) * 3
+        else:
+            rows[cells[0]] = tuple(cells[1:4])
+    return rows
+
+
+def meta_at(experiment: str, scale: str, *overrides: str) -> dict:
+    """The metadata a run of the experiment at this scale stores: its resolved config."""
+    cfg = compose_config([f"+exp={experiment}", f"scale={scale}", "runner=serial", "progress=false", *overrides])
+    return {"config": OmegaConf.to_container(cfg, resolve=True)}
+
+
+@pytest.mark.parametrize("experiment", sorted(SECTIONS))
+def test_every_section_has_a_table_of_the_three_scales(experiment):
+    lines = regime_table(experiment, meta_at(experiment, "quick"))
+    assert lines[2].split("|")[2:5] == [" paper ", " standard ", " quick (stored) "]
+    assert len(table_of(lines)) >= 5
+
+
+@pytest.mark.parametrize("experiment", ["jqpg_fig3", "jqpg_fig7"])
+def test_grid_rows_are_the_resolved_settings(experiment):
+    rows = table_of(regime_table(experiment, {}))
+    per_size = tuple(str(grid_setting(composed(experiment, s), "patterns_per_size")) for s in SCALES)
+    assert rows["patterns per set and size"] == per_size
+    epw = tuple(f"{composed(experiment, s).scale.datasets.nasdaq.replay.events_per_window:,}" for s in SCALES)
+    assert rows["events of the median type per window"] == epw
+
+
+@pytest.mark.parametrize("experiment", ["mcep_fig13", "fig12", "motto_fig14"])
+def test_multi_query_rows_are_the_experiments_own_scale_blocks(experiment):
+    rows = table_of(regime_table(experiment, {}))
+    blocks = [experiment_scale(composed(experiment, s)) for s in SCALES]
+    assert rows["workloads per point (seeds)"] == tuple(str(len(b["seeds"])) for b in blocks)
+    assert rows["evaluation runs per cell"] == tuple(str(b["repeats"]) for b in blocks)
+    assert rows["events of the median type per window"] == tuple(f"{b['events_per_window']:,}" for b in blocks)
+
+
+def test_hamlet_rows_are_the_resolved_rates_and_queries():
+    from experiments.exps.hamlet_figs import resolve
+
+    rows = table_of(regime_table("hamlet_fig11", {}))
+    resolved = [resolve(composed("hamlet_fig11", s)) for s in SCALES]
+    assert rows["events per minute"] == tuple(", ".join(f"{x:,}" for x in r["events_per_minute"]) for r in resolved)
+    assert rows["runs per point (seeds)"] == tuple(str(len(composed("hamlet_fig11", s).scale.hamlet.seeds)) for s in SCALES)
+
+
+@pytest.mark.parametrize("scale", SCALES)
+def test_the_table_names_the_stored_scale(scale):
+    lines = regime_table("mcep_fig10", meta_at("mcep_fig10", scale))
+    assert f"ran at scale={scale};" in lines[0]
+    assert [h.strip() for h in lines[2].split("|")[2:5] if "(stored)" in h] == [f"{scale} (stored)"]
+    assert not any("differs from" in line for line in lines)  # the stored config is the configs' own
+
+
+def test_a_stored_config_that_differs_from_configs_is_named():
+    lines = regime_table("mcep_fig10", meta_at("mcep_fig10", "standard", "exp.scales.standard.seeds=[0,1]"))
+    note = next(line for line in lines if "differs from" in line)
+    assert "workloads per point (seeds) (stored 2, configs " in note
+
+
+def test_a_folder_without_metadata_says_so():
+    assert "ran at scale=unknown" in regime_table("jqpg_fig5", {})[0]
+
+
+def test_report_of_a_folder_mixing_quick_and_standard(tmp_path):
+    """Two committed experiments copied; one's metadata says scale=standard (as the standard reference will):
+    every section opens with its regime table naming its own scale, and the sizing table has both."""
+    for name in ("hamlet_fig8", "next_fig11"):
+        shutil.copytree(REPO / "results" / name, tmp_path / name, ignore=shutil.ignore_patterns("figures"))
+    meta = json.loads((tmp_path / "next_fig11" / "metadata.json").read_text())
+    meta["config"] = meta_at("next_fig11", "standard")["config"]
+    (tmp_path / "next_fig11" / "metadata.json").write_text(json.dumps(meta))
+    out, sections = build_report(tmp_path)
+    text = out.read_text()
+    stored = {"hamlet_fig8": "quick", "next_fig11": "standard"}
+    assert {s.experiment: s.preface[0].split("ran at scale=")[1].split(";")[0] for s in sections} == stored
+    sizing_rows = [line.split("|") for line in text.splitlines() if line.startswith("| `")]
+    assert {r[1].strip().strip("`"): r[2].strip() for r in sizing_rows} == stored
+
+
+def test_sizing_scales_a_claims_need_to_one_point():
+    assert per_point_needed(3, 30, 60) == 6 and per_point_needed(3, 30, 61) == 7
+
+
+def test_sizing_row_of_a_committed_section(tmp_path):
+    shutil.copytree(REPO / "results" / "hamlet_fig8", tmp_path / "hamlet_fig8", ignore=shutil.ignore_patterns("figures"))
+    section = build_section(tmp_path, "hamlet_fig8")
+    row = sizing(section)
+    assert row.standard == len(composed("hamlet_fig8", "standard").scale.hamlet.seeds)
+    assert row.per_point == len(json.loads((REPO / "results" / "hamlet_fig8" / "metadata.json").read_text())["config"]["scale"]["hamlet"]["seeds"])
+    needs = [per_point_needed(row.per_point, c.n, c.needed) for c in section.claims if c.verdict == "not measurable" and c.needed]
+    assert row.needed == (max(needs) if needs else None)
