@@ -98,16 +98,17 @@ def test_a_folder_without_metadata_says_so():
 
 
 def test_report_of_a_folder_mixing_quick_and_standard(tmp_path):
-    """Two committed experiments copied; one's metadata says scale=standard (as the standard reference will):
-    every section opens with its regime table naming its own scale, and the sizing table has both."""
-    for name in ("hamlet_fig8", "next_fig11"):
+    """Two committed experiments copied, one's metadata saying scale=quick and the other's scale=standard
+    (whatever the committed ones ran at): every section opens with its regime table naming its own
+    scale, and the sizing table has both."""
+    stored = {"hamlet_fig8": "quick", "next_fig11": "standard"}
+    for name, scale in stored.items():
         shutil.copytree(REPO / "results" / name, tmp_path / name, ignore=shutil.ignore_patterns("figures"))
-    meta = json.loads((tmp_path / "next_fig11" / "metadata.json").read_text())
-    meta["config"] = meta_at("next_fig11", "standard")["config"]
-    (tmp_path / "next_fig11" / "metadata.json").write_text(json.dumps(meta))
+        meta = json.loads((tmp_path / name / "metadata.json").read_text())
+        meta["config"] = meta_at(name, scale)["config"]
+        (tmp_path / name / "metadata.json").write_text(json.dumps(meta))
     out, sections = build_report(tmp_path)
     text = out.read_text()
-    stored = {"hamlet_fig8": "quick", "next_fig11": "standard"}
     assert {s.experiment: s.preface[0].split("ran at scale=")[1].split(";")[0] for s in sections} == stored
     sizing_rows = [line.split("|") for line in text.splitlines() if line.startswith("| `")]
     assert {r[1].strip().strip("`"): r[2].strip() for r in sizing_rows} == stored
