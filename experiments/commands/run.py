@@ -146,9 +146,10 @@ def run_overrides(argv: list[str]) -> int:
     for i, cfg in enumerate(configs):
         if len(configs) > 1:
             print(f"run {i + 1} of {len(configs)}: {' '.join(runs[i])}", file=sys.stderr)
+        root = results_root(cfg)  # checked once, before the run: a file edited meanwhile does not stop its report
         if run_experiment(cfg):
             code = EXIT_FAILED_CELLS
-        _report(results_root(cfg), cfg.exp.name)
+        _report(root, cfg.exp.name)
     return code
 
 
