@@ -118,3 +118,29 @@ def test_bench_hamlet_with_other_aggregates_shares_and_checks_results():
     assert rows["hamlet-static"]["snapshots"] == 6 and rows["hamlet-nonshared"]["snapshots"] == 0
     rc, _, err = _run(["bench", "hamlet", "--events", "300", "--returns", "SUM(x.speed)"])
     assert rc == 2 and err.count("\n") == 1
+
+
+def test_counts_past_4300_digits_are_written_in_full(tmp_path):
+    # COUNT(*) of SEQ(A, B+) over one A and n B's is 2**n - 1: past Python's 4,300-digit str() limit at n = 15,000
+    n = 15_000
+    q = tmp_path / "q.txt"
+    q.write_text("RETURN COUNT(*) PATTERN SEQ(A a, B b+) WITHIN 1 hours\n")
+    d = tmp_path / "e.csv"
+    d.write_text("type,ts\nA,0\n" + "".join(f"B,{(i + 1) * 0.2:.1f}\n" for i in range(n)))
+    rc, out, err = _run(["aggregate", str(q), "--data", str(d), "--engine", "hamlet", "--no-memory"])
+    assert rc == 0, err
+    count = list(csv.reader(io.StringIO(out)))[1][4]
+    assert len(count) > 4300
+    assert count == format_exact(2**n - 1)
+
+
+def format_exact(value: int) -> str:
+    """``value`` in decimal, whatever its length."""
+    import sys
+
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        return str(value)
+    finally:
+        sys.set_int_max_str_digits(old)
