@@ -7,6 +7,7 @@ the ``0600`` of the temporary file they are written through.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -61,3 +62,15 @@ def write_if_changed(path: Path, data: bytes) -> bool:
         return False
     atomic_write_bytes(path, data)
     return True
+
+
+@contextmanager
+def exact_integers() -> Iterator[None]:
+    """Integers of any length convert to decimal text inside the block: trend counts over long windows
+    pass Python's 4,300-digit limit on ``str(int)`` (and so on ``json.dumps`` and ``csv``)."""
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(old)

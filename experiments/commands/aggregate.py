@@ -18,11 +18,9 @@ spends on each arriving timestamp's events, including the bursts that arrival co
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
 import io
 import json
-import sys
 
 HELP = "run trend aggregation queries (HAMLET) over an events file; one row per query, window and group"
 
@@ -56,20 +54,9 @@ def table(queries, rows) -> tuple[list[str], list[list]]:
     return ["query", "window_start", "window_end", "group"] + cols, out
 
 
-@contextlib.contextmanager
-def exact_integers():
-    """Integers of any length convert to decimal text: trend counts over long windows pass Python's
-    4,300-digit limit on ``str(int)``, and the rows write them in full."""
-    old = sys.get_int_max_str_digits()
-    sys.set_int_max_str_digits(0)
-    try:
-        yield
-    finally:
-        sys.set_int_max_str_digits(old)
-
-
 def main(args: argparse.Namespace) -> int:
     from cep.errors import PatternError
+    from cep.io_utils import exact_integers
     from cep.parser import parse_pattern_file
     from cep.trends import TrendQuery
     from experiments.commands.inputs import resolve_data

@@ -40,7 +40,6 @@ import json
 import statistics
 import time
 from collections.abc import Mapping
-from fractions import Fraction
 from pathlib import Path
 
 from omegaconf import DictConfig
@@ -185,26 +184,13 @@ class TrendCell(cells.CellKind):
                 "params": cells.params_json(spec.get("params")), "x_name": spec["x_name"], "x_value": float(spec["x_value"])}
 
 
-#: json (and str) refuse integers of more than 4,300 decimal digits (Python's int_max_str_digits)
-_DECIMAL_LIMIT = 10**4300
-
-
-def _printable(value):
-    """``value`` with every integer (or fraction's term) past the decimal limit written in hex: trend counts
-    over long windows reach thousands of digits.  Smaller values are left as they are, so the digest of
-    every result under the limit is what it always was."""
-    if isinstance(value, (list, tuple)):
-        return [_printable(v) for v in value]
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= _DECIMAL_LIMIT:
-        return hex(value)
-    if isinstance(value, Fraction) and max(abs(value.numerator), value.denominator) >= _DECIMAL_LIMIT:
-        return f"{hex(value.numerator)}/{hex(value.denominator)}"
-    return value
-
-
 def results_digest(rows: list[list]) -> str:
-    """A digest of an engine's exact results (the rows' ``plan``, which ``verify`` compares)."""
-    return hashlib.sha1(json.dumps(_printable(rows), default=str).encode()).hexdigest()[:16]
+    """A digest of an engine's exact results (the rows' ``plan``, which ``verify`` compares), counts of any
+    length included."""
+    from cep.io_utils import exact_integers
+
+    with exact_integers():
+        return hashlib.sha1(json.dumps(rows, default=str).encode()).hexdigest()[:16]
 
 
 KIND = TrendCell()
