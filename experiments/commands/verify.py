@@ -27,6 +27,7 @@ def main(args: argparse.Namespace) -> int:
     from cep.errors import ConfigError
     from experiments.data.datasets import resolve_path
     from experiments.running.folders import REFERENCE_DIR
+    from experiments.running.store import ResultStore
     from experiments.running.verify import (
         difference_rows,
         format_differences,
@@ -35,13 +36,13 @@ def main(args: argparse.Namespace) -> int:
 
     results_dir = results_dir_of(args)
     root = resolve_path(results_dir or REFERENCE_DIR)
-    available = sorted(p.name for p in root.iterdir() if (p / "results.parquet").exists() and (p / "cells.jsonl").exists()) if root.is_dir() else []
+    available = sorted(p.name for p in root.iterdir() if (p / "results.parquet").exists() and ResultStore(p).has_cells()) if root.is_dir() else []
     names = args.exp or available
     if not names:
         raise ConfigError(f"{root}: no experiment results to verify")
     unknown = [n for n in names if n not in available]
     if unknown:
-        raise ConfigError(f"{root / unknown[0]}: no results.parquet and cells.jsonl (known: {', '.join(available) or 'none'})")
+        raise ConfigError(f"{root / unknown[0]}: no results.parquet and cells.jsonl.gz (known: {', '.join(available) or 'none'})")
     what = "the committed reference reproduction" if results_dir is None else "results"
     print(f"verifying {what} in {root}: {args.sample} cell(s) per experiment, seed {args.seed}",
           file=sys.stderr if args.json else sys.stdout)

@@ -1,7 +1,7 @@
 """The one cell pipeline: stream -> workload -> statistics -> plan -> evaluate -> rows.
 
 A cell specification is a plain JSON-able dict: it travels to Spark executors and is stored in
-``cells.jsonl`` for ``verify``.  Keys starting with ``_`` (such as ``_code_version``) are metadata and
+``cells.jsonl.gz`` for ``verify``.  Keys starting with ``_`` (such as ``_code_version``) are metadata and
 do not enter the cell id (:func:`experiments.running.store.cell_id`).
 
 Every experiment kind (``experiments/exps/*.py``) runs its cells through :func:`run_cell` and supplies a

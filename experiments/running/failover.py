@@ -8,7 +8,7 @@ group, as a lost machine) once a fraction of the cells is stored and the run goe
 and stops the cluster.  Then it checks
 
 * the cells (:func:`check_cells`): every cell of the local run (of the datasets the cluster run ran) is
-  stored exactly once -- one line in ``cells.jsonl``, one row per (cell, algorithm, metric, x value) in
+  stored exactly once -- one line in ``cells.jsonl.gz``, one row per (cell, algorithm, metric, x value) in
   ``results.parquet`` -- no other cell is stored, none failed, and the run counted each cell it ran once;
 * the values (:func:`compare_runs`): each cell's plan, status and every deterministic metric
   (:data:`cep.metrics.DETERMINISTIC`) identical to the local run's, by ``verify``'s comparison
@@ -87,10 +87,10 @@ def expected_cells(local_dir: Path, datasets: set[str] | None = None) -> dict[st
 def check_cells(expected: set[str], exp_dir: Path) -> CellCheck:
     """The stored cells of ``exp_dir`` against ``expected``, from the raw files (the store's own loaders
     key by cell id, which would hide a duplicate): missing, extra, duplicated (a second line in
-    ``cells.jsonl`` or a second row for a cell's algorithm, metric and x value), failed (a log in
+    ``cells.jsonl.gz`` or a second row for a cell's algorithm, metric and x value), failed (a log in
     ``failures/``), and the number of cells the run says it ran (``metadata.json``)."""
     store = ResultStore(exp_dir)
-    lines = [json.loads(x)["cell_id"] for x in store.cells_path.read_text().splitlines() if x.strip()] if store.cells_path.exists() else []
+    lines = [json.loads(x)["cell_id"] for x in store.cell_lines()]
     rows = read_rows(store.table_path) if store.table_path.exists() else pd.DataFrame(columns=["cell_id", "algorithm", "metric", "x_value"])
     with_rows = set(rows["cell_id"])
     stored = set(lines) & with_rows

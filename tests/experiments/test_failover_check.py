@@ -54,8 +54,8 @@ def test_a_cell_of_another_run_fails(tmp_path):
 
 def test_a_cell_stored_twice_fails(tmp_path):
     store = _store(tmp_path / "e", {0: {}, 1: {}, 2: {}})
-    lines = store.cells_path.read_text()
-    store.cells_path.write_text(lines + lines.splitlines(keepends=True)[0])
+    lines = store.cell_lines()
+    store.write_cell_lines(lines + lines[:1])
     c = check_cells(IDS, store.dir)
     assert not c.ok and len(c.duplicated) == 1
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 import pyarrow.parquet as pq
@@ -75,6 +76,32 @@ def test_written_files_are_readable_by_others(tmp_path):
     st.consolidate()
     for p in (st.table_path, st.cells_path):
         assert os.stat(p).st_mode & 0o044 == 0o044, oct(os.stat(p).st_mode)
+
+
+def test_cells_are_stored_compressed_with_the_same_bytes_for_the_same_cells(tmp_path):
+    import gzip
+
+    a, b = ResultStore(tmp_path / "a"), ResultStore(tmp_path / "b")
+    for st, order in ((a, ("c1", "c2")), (b, ("c2", "c1"))):
+        for c in order:
+            st.append(c, {"pattern": f"P{c}"}, [row(c, "plan_cost", 1.0)])
+        st.consolidate()
+    assert a.cells_path.name == "cells.jsonl.gz" and not a.uncompressed_cells_path.exists()
+    assert a.cells_path.read_bytes() == b.cells_path.read_bytes()
+    lines = gzip.decompress(a.cells_path.read_bytes()).decode().splitlines()
+    assert [json.loads(x)["cell_id"] for x in lines] == ["c1", "c2"] and a.load_cells()["c2"]["pattern"] == "Pc2"
+
+
+def test_an_uncompressed_cells_file_is_read_and_replaced_at_the_next_consolidation(tmp_path):
+    st = ResultStore(tmp_path / "e")
+    st.append("c1", {"pattern": "P1"}, [row("c1", "plan_cost", 1.0)])
+    st.consolidate()
+    st.uncompressed_cells_path.write_text("".join(x + "\n" for x in st.cell_lines()))
+    st.cells_path.unlink()
+    assert set(st.load_cells()) == {"c1"} and st.done_ids() == {"c1"}
+    st.append("c2", {"pattern": "P2"}, [row("c2", "plan_cost", 1.0)])
+    st.consolidate()
+    assert not st.uncompressed_cells_path.exists() and set(st.load_cells()) == {"c1", "c2"}
 
 
 def test_tables_written_before_the_sweep_columns_load_with_nulls(tmp_path):

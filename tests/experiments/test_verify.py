@@ -31,7 +31,7 @@ def test_measured_metrics_are_shown_only():
 
 # ---- which cells verify re-runs: CI's cap on the stored seconds of a cell ------------------------------
 def _stored(experiment: str):
-    """The committed cells of one experiment (its cells.jsonl) and the ids verify samples from."""
+    """The committed cells of one experiment (its cells.jsonl.gz) and the ids verify samples from."""
     from pathlib import Path
 
     from experiments.running.store import ResultStore
