@@ -21,7 +21,9 @@ Streams: ridesharing and ``nasdaq-bursty`` are generated (seeded); ``nasdaq`` an
 pool of event types (the shared Kleene type -- the pool's first type -- plus start and end types),
 in the data's order, with timestamps re-spaced to the cell's events per minute (the paper's
 speed-up factor).  A cell is (figure, dataset, swept x, engine, seed); two-step and SHARON run under
-caps (``scale.hamlet``) and a capped cell is a result (status ``capped: ...``), not a failure.
+caps (``scale.hamlet``), GRETA under ``greta_max_work`` where a figure's scale block sets it (Figure 10 at
+scale=standard: the paper's GRETA fails at 40K events per minute), and a capped cell is a result (status
+``capped: ...``), not a failure.
 
 Rows: ``algorithm`` is the engine; ``x_name``/``x_value`` the swept parameter (``events_per_minute``
 or ``queries``); ``plan`` a digest of the cell's exact results, so ``verify`` sees any change in
@@ -52,6 +54,9 @@ FIGURES = ("fig8", "fig9", "fig10", "fig11", "fig12")
 
 #: what a scale block of ``exp.scales`` sets (the sweeps, and the window and stream length over scale.hamlet's)
 SCALED = ("events_per_minute", "default_events_per_minute", "queries", "default_queries", "window_s", "minutes")
+#: what a scale block may also set: GRETA's cap on predecessor vertices visited (uncapped where unset; a cell's
+#: params carry it only where set, so the ids of uncapped cells do not change)
+OPTIONAL = ("greta_max_work",)
 
 
 def resolve(cfg: DictConfig) -> dict:
@@ -67,7 +72,7 @@ def resolve(cfg: DictConfig) -> dict:
     if name not in blocks:
         raise ConfigError(f"{where} has no block for scale {name!r} (has {', '.join(blocks) or 'none'})")
     out = {"window_s": sc.window_s, "minutes": sc.minutes, **OmegaConf.to_container(blocks[name], resolve=True)}
-    out.update({k: exp[k] for k in SCALED if exp.get(k) is not None})
+    out.update({k: exp[k] for k in SCALED + OPTIONAL if exp.get(k) is not None})
     missing = [k for k in SCALED if k not in out]
     if missing:
         raise ConfigError(f"{where}.{name} lacks {', '.join(missing)}")
@@ -85,6 +90,7 @@ def build_specs(cfg: DictConfig) -> list[dict]:
     params = {"minutes": float(r["minutes"]), "window_s": int(r["window_s"]), "drivers": int(sc.drivers),
               "max_trends": int(sc.max_trends), "sharon_max_work": int(sc.sharon_max_work), "repeats": int(sc.repeats),
               "memory": bool(exp.get("memory", False))}
+    params.update({k: int(r[k]) for k in OPTIONAL if r.get(k) is not None})
     specs = []
     for ds in exp.datasets:
         for x_name, xs, fixed in (("events_per_minute", r["events_per_minute"], {"queries": int(r["default_queries"])}),
@@ -135,7 +141,8 @@ class TrendCell(cells.CellKind):
 
         stream, pool = stream_and_pool
         p, eng = spec["params"], spec["algorithm"]
-        options = {"max_trends": int(p["max_trends"])} if eng == "two-step" else ({"max_work": int(p["sharon_max_work"])} if eng == "sharon" else {})
+        caps = {"two-step": {"max_trends": p["max_trends"]}, "sharon": {"max_work": p["sharon_max_work"]}, "greta": {"max_work": p.get("greta_max_work")}}
+        options = {k: int(v) for k, v in caps.get(eng, {}).items() if v is not None}
         base = {"events": len(stream), "burst_mean": burst_mean(stream, pool)}
         runs = []
         for r in range(int(p["repeats"])):

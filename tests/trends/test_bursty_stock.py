@@ -66,3 +66,18 @@ def test_an_override_wins_and_a_missing_block_is_one_line():
     cfg = compose_config(["+exp=hamlet_fig8", "scale.name=huge"])
     with pytest.raises(ConfigError, match=r"configs/exp/hamlet_fig8.yaml: exp.scales has no block for scale 'huge'"):
         resolve(cfg)
+
+
+def test_greta_is_capped_only_where_a_scale_block_says_so():
+    """Figure 10 at scale=standard caps GRETA (its params carry ``greta_max_work``, every engine's cell
+    alike); elsewhere no cell's params name the cap, so their cell ids are those of the uncapped runs."""
+    from experiments.commands.run import compose_config
+    from experiments.exps.hamlet_figs import build_specs
+
+    capped = build_specs(compose_config(["+exp=hamlet_fig10", "scale=standard"]))
+    assert {s["params"].get("greta_max_work") for s in capped} == {500_000_000}
+    for fig, scale in (("fig10", "quick"), ("fig10", "paper"), ("fig8", "standard"), ("fig9", "standard")):
+        specs = build_specs(compose_config([f"+exp=hamlet_{fig}", f"scale={scale}"]))
+        assert all("greta_max_work" not in s["params"] for s in specs)
+    override = build_specs(compose_config(["+exp=hamlet_fig10", "+exp.greta_max_work=7"]))
+    assert {s["params"]["greta_max_work"] for s in override} == {7}
