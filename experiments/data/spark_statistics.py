@@ -149,7 +149,6 @@ def _compute(stream, patterns, spark, master, max_pairs, seed, progress, per_pat
 
 
 def _selectivities(spark, df, groups: list[ConditionGroup], max_pairs: int, seed: int, steps) -> dict[int, float]:
-    from pyspark.sql import Window as W
     from pyspark.sql import functions as F
 
     forms: dict[tuple[str, ...], int] = {}
@@ -212,12 +211,7 @@ def _selectivities(spark, df, groups: list[ConditionGroup], max_pairs: int, seed
     steps.update(1)
 
     steps.set_postfix_str(f"{len(groups)} selectivities: evaluating")
-    if any(n > max_pairs for n in sizes.values()):
-        draw = F.xxhash64(F.lit(seed), F.col("gid"), F.col("x__pos"), F.col("y__pos"))
-        rank = F.row_number().over(W.partitionBy("gid").orderBy(draw, "x__pos", "y__pos"))
-        cand_s = cand.withColumn("_rank", rank).filter(F.col("_rank") <= max_pairs)
-    else:
-        cand_s = cand
+    cand_s = _sample(spark, cand, sizes, max_pairs, seed)
     by_form = {fid: form for form, fid in forms.items()}
     case = None
     for fid in sorted(by_form):
@@ -233,3 +227,39 @@ def _selectivities(spark, df, groups: list[ConditionGroup], max_pairs: int, seed
     steps.update(1)
     cand.unpersist()
     return result
+
+
+#: how many times ``max_pairs`` rows a large group's hash cut is expected to keep (:func:`_sample`)
+OVERSAMPLE = 4.0
+
+
+def _sample(spark, cand, sizes: dict[int, int], max_pairs: int, seed: int):
+    """Each group's candidates, at most ``max_pairs`` of them: the first in the order of a hash of (seed,
+    group, positions), so the sample is a function of the candidates, not of how Spark partitions them.
+
+    Ranking a group's candidates sorts all of them, which spills on large groups (JQPG Figure 7's
+    statistics job spent most of its time there), so a group with more than ``max_pairs`` is first cut
+    to the rows whose hash, read as a fraction of its range, is below ``OVERSAMPLE * max_pairs / n``.
+    The rows kept are a prefix of the hash order, so where the cut keeps at least ``max_pairs`` rows the
+    ranked sample is the same as ranking the whole group; a group cut to fewer is ranked whole."""
+    from pyspark.sql import Window as W
+    from pyspark.sql import functions as F
+
+    big = {g: n for g, n in sizes.items() if n > max_pairs}
+    if not big:
+        return cand
+    cand = cand.withColumn("_draw", F.xxhash64(F.lit(seed), F.col("gid"), F.col("x__pos"), F.col("y__pos")))
+    fraction = (F.col("_draw").cast("double") + 2.0**63) / 2.0**64
+
+    def cut(keep: dict[int, float]):
+        limits = spark.createDataFrame(pd.DataFrame({"gid": list(keep), "_keep": [float(v) for v in keep.values()]}))
+        return cand.join(F.broadcast(limits), "gid", "left").filter(F.col("_keep").isNull() | (fraction < F.col("_keep")))
+
+    keep = {g: min(2.0, OVERSAMPLE * max_pairs / n) for g, n in big.items()}
+    kept = cut(keep)
+    counts = {r["gid"]: r["count"] for r in kept.filter(F.col("gid").isin(list(big))).groupBy("gid").count().collect()}
+    short = [g for g in big if counts.get(g, 0) < max_pairs]
+    if short:
+        kept = cut({**keep, **{g: 2.0 for g in short}})  # fraction < 2 always: the whole group
+    rank = F.row_number().over(W.partitionBy("gid").orderBy("_draw", "x__pos", "y__pos"))
+    return kept.withColumn("_rank", rank).filter(F.col("_rank") <= max_pairs)
