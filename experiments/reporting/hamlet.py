@@ -268,25 +268,29 @@ def fig10(inp: SectionInput) -> Section:
             _at_least(f"{ds}: HAMLET's throughput over GRETA", "3-5 orders of magnitude (NYC taxi, smart home)", _ratio(d, "hamlet", "greta"), 1000),
             _at_least(f"{ds}: HAMLET's latency below GRETA's (GRETA / HAMLET)", "3-5 orders of magnitude",
                       _ratio(d, "greta", "hamlet", "latency_ms"), 1000),
+            _fails_at_top(w, ds),
         ]
-    claims.append(_fails_at_top(w))
     notes = ["The paper's NYC taxi and smart-home streams are not available offline: Figure 10 runs on the calibrated bursty "
              "stock stream (nasdaq-bursty) and the Aarhus traffic data (re-spaced to the swept events per minute)."]
     return _section(inp, "fig10", "HAMLET Figure 10: HAMLET vs GRETA on stock and traffic data", figs, claims, notes, w,
                     "Mean over seeds per point, 95% CI; log scale.")
 
 
-def _fails_at_top(w: pd.DataFrame) -> Claim:
+def _fails_at_top(w: pd.DataFrame, ds: str) -> Claim:
     """"GRETA and SHARON fail at 40K events per minute" read as: at 40K events per minute GRETA processes
-    fewer events per second than arrive (arrival rate over its throughput, per workload, at least 1)."""
-    claim, paper = "GRETA cannot keep up at 40K events per minute (arrival rate / its throughput)", "GRETA and SHARON fail at 40K events/min (Figure 10(b))"
-    rates = w.loc[w["x_name"] == "events_per_minute", "x_value"]
-    top = int(rates.max()) if len(rates) else 0
+    fewer events per second than arrive (arrival rate over its throughput, per workload, at least 1), per
+    dataset.  A GRETA run stopped at its cap enters with its throughput's upper bound, so its ratio is a
+    lower bound (:mod:`experiments.reporting.bounds`): the cells where GRETA fails are the ones it decides."""
+    claim = f"{ds}: GRETA cannot keep up at 40K events per minute (arrival rate / its throughput)"
+    paper = "GRETA and SHARON fail at 40K events/min (Figure 10(b))"
+    d = w[(w["dataset"] == ds) & (w["x_name"] == "events_per_minute")]
+    top = int(d["x_value"].max()) if len(d) else 0
     if top < 40000:
         return _not_checkable(claim, paper, f"not checkable here: the sweep stops at {top:,} events per minute (scale=standard "
                               "and scale=paper reach 40K); SHARON is not run in Figure 10")
-    d = w[(w["x_name"] == "events_per_minute") & (w["x_value"] == top)]
-    effect = rules.ratio_interval(_per_workload(d, "greta", lambda r: r["x_value"] / 60.0 / r["throughput_eps"]))
+    g = d[(d["x_value"] == top) & (d["algorithm"] == "greta")].drop_duplicates("workload_key")
+    g = g[(g["throughput_eps"] > 0) & g["throughput_eps"].notna()]
+    effect = rules.ratio_interval(list(g["x_value"] / 60.0 / g["throughput_eps"]), lower=list(g[BOUND_COLUMN] == UPPER))
     return _at_least(claim, paper, effect, 1.0, detail="SHARON is not run in Figure 10")
 
 
