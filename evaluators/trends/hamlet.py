@@ -21,6 +21,19 @@ start (Equation 5) and commits each query's total at the end.
 **Non-shared** events (types that are not shared, queries outside the sharing set) follow
 Equations 1-3 per query with running sums per predecessor edge.  Panes (the gcd of windows and
 slides) bound every graphlet; aggregates are kept per pane a trend may start in, as in GRETA.
+
+**State meter** (``meter=True``; HAMLET Figure 12 compares the memory of dynamic and static sharing).
+The executor's state is its running-sum vectors per partition, query and predecessor edge; the burst
+it buffers (an event reference and a mask per event); and, while a shared graphlet propagates, its
+snapshot values (per snapshot, per sharing query, a state per pane slot) and one coefficient per
+snapshot (Section 3.3: this is what static sharing grows and dynamic sharing bounds).  A slot's state
+is one number for a COUNT(*)-only query and its aggregate tuple otherwise; a coefficient is the
+graphlet's tuple (:mod:`evaluators.trends.coefficients`).  ``peak_memory_bytes`` is the largest count of
+those numbers and references held at once, at 8 bytes each (the width of the paper's Java longs,
+doubles and references), checked after every shared graphlet's propagation, at every burst and at the
+end.  The results of closed windows are output, not state, and are not counted.  The count is
+deterministic, and costs a sum over the sharing queries per shared graphlet, so it runs in the
+timed run.
 """
 
 from __future__ import annotations
@@ -32,6 +45,9 @@ from typing import Protocol, Sequence
 from cep.trends import TrendQuery
 from evaluators.trends.common import Clock, PaneClock, TrendResult, add_result, compile_queries, timestamp_groups
 from evaluators.trends.graphlets import propagate_aggregates, propagate_counts
+
+#: bytes per number or reference the state meter counts (see the module docstring)
+WORD_BYTES = 8
 
 
 @dataclass
@@ -158,7 +174,8 @@ class _Template:
 class HamletExecutor:
     """Runs a workload over a stream with a sharing policy; see the module docstring."""
 
-    def __init__(self, queries: Sequence[TrendQuery], policy: SharingPolicy | None = None, name: str | None = None) -> None:
+    def __init__(self, queries: Sequence[TrendQuery], policy: SharingPolicy | None = None, name: str | None = None,
+                 meter: bool = False) -> None:
         self.queries = list(queries)
         self.policy = policy if policy is not None else StaticSharing()
         self.name = name or getattr(self.policy, "name", "hamlet")
@@ -174,6 +191,10 @@ class HamletExecutor:
         self.decisions = 0
         self.decision_seconds = 0.0
         self.trace: list | None = None  # set to [] to record shared graphlets (tests: Tables 3-5)
+        self.meter = meter
+        self.peak_words = 0
+        # one non-shared graphlet's vectors (total, run, pend) of the widest query: held while it is computed
+        self._nonshared_words = max((3 * cq.L * _width(cq) for cq in self.compiled), default=0)
 
     # ---- driver -----------------------------------------------------------------------------------
     def run(self, stream) -> TrendResult:
@@ -208,7 +229,11 @@ class HamletExecutor:
                     self._flush(part, key)
         if lat:
             lat[-1] += (time.perf_counter() - t0) * 1000.0
-        res = TrendResult(self.queries, self.compiled, self.states, self.name, len(events), clock.elapsed())
+        elapsed = clock.elapsed()
+        if self.meter:
+            self._held(0)
+        res = TrendResult(self.queries, self.compiled, self.states, self.name, len(events), elapsed,
+                          peak_memory_bytes=WORD_BYTES * self.peak_words if self.meter else None)
         res.latencies_ms = lat
         res.snapshots = self.snapshots
         res.extra.update(graphlets=self.graphlets, shared_graphlets=self.shared_graphlets, decisions=self.decisions,
@@ -311,6 +336,8 @@ class HamletExecutor:
         the other queries get graphlets of their own; commits go to ``defer``."""
         cands = tpl.shareable[etype]
         masks = _burst_masks(tpl.classes[etype], events)
+        if self.meter:
+            self._held(2 * len(events) + self._nonshared_words)
         info = BurstInfo(etype, tuple(cq.index for cq in cands), masks, len(events), part.n + len(events), part.since,
                          max(len(cq.types) for cq in cands), tpl.keys[etype])
         chosen = self._decide(info)
@@ -360,12 +387,27 @@ class HamletExecutor:
         propagate = propagate_counts if all(cq.agg.count_only for cq in shared) else propagate_aggregates
         g = propagate(shared, bits, sel, events, masks, start, self.trace is not None)
         self.snapshots += len(g.values)
+        if self.meter:
+            per_snapshot = sum(cq.L * _width(cq) for cq in shared) + _coefficient_width(shared, etype)
+            self._held(2 * len(events) + len(g.values) * per_snapshot)
         for cq, total in zip(shared, g.totals):
             defer.append((cq, cq.elem_of_type[etype], total))
         if self.trace is not None:
             self.trace.append({"type": etype, "queries": [cq.index for cq in shared], "coefficients": g.coefficients,
                                "snapshots": [{q: [x if x is None or isinstance(x, int) else list(x) for x in v]
                                               for q, v in val.items()} for val in g.values]})
+
+    def _held(self, transient: int) -> None:
+        """The state meter: the running-sum vectors of every partition plus ``transient`` words held
+        beside them now; keeps the peak."""
+        words = transient
+        for tpl in self.templates:
+            for part in tpl.parts.values():
+                for qi, st in part.qs.items():
+                    cq = self.compiled[qi]
+                    words += len(st.vs) * cq.L * _width(cq)
+        if words > self.peak_words:
+            self.peak_words = words
 
     # ---- non-shared online aggregation of one element's events for one query ---------------------
     def _nonshared(self, part: _Part, key, cq, i: int, events: list, cur: int, defer: list | None) -> None:
@@ -438,9 +480,22 @@ class HamletExecutor:
                     add_result(cq, st, grp, sp, cur, x)
 
 
-def run_hamlet(queries: Sequence[TrendQuery], stream, *, policy: SharingPolicy | None = None, name: str | None = None) -> TrendResult:
-    """Run the HAMLET executor (static sharing unless a policy is given)."""
-    return HamletExecutor(queries, policy, name).run(stream)
+def run_hamlet(queries: Sequence[TrendQuery], stream, *, policy: SharingPolicy | None = None, name: str | None = None,
+               meter: bool = False) -> TrendResult:
+    """Run the HAMLET executor (static sharing unless a policy is given; ``meter``: count its peak state)."""
+    return HamletExecutor(queries, policy, name, meter=meter).run(stream)
+
+
+def _width(cq) -> int:
+    """Numbers in one pane slot's state of query ``cq``: its count, and its aggregates' entries."""
+    return 1 if cq.agg.count_only else len(cq.agg.zero())
+
+
+def _coefficient_width(shared, etype: str) -> int:
+    """Numbers in a shared graphlet's coefficient: the count and one entry per distinct (kind, attribute)
+    the sharing queries aggregate on ``etype`` (:class:`~evaluators.trends.coefficients.GraphletAlgebra`)."""
+    keys = {(kind, attr) for cq in shared for kind, ei, attr in cq.agg.specs if ei == cq.elem_of_type[etype]}
+    return 1 + len(keys)
 
 
 def _burst_masks(classes: list[tuple], events: list) -> list[int]:

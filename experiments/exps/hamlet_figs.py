@@ -28,8 +28,9 @@ scale=standard: the paper's GRETA fails at 40K events per minute), and a capped 
 Rows: ``algorithm`` is the engine; ``x_name``/``x_value`` the swept parameter (``events_per_minute``
 or ``queries``); ``plan`` a digest of the cell's exact results, so ``verify`` sees any change in
 what was computed; metrics ``throughput_eps``, ``latency_ms`` (mean per timestamp), ``latency_p95_ms``,
-``peak_traced_memory_bytes`` (fig9, fig12: tracemalloc's peak over a second run; it varies a
-little from run to run, so it is not the evaluators' deterministic ``peak_memory_bytes``), ``snapshots``, ``shared_graphlets``,
+``peak_traced_memory_bytes`` (fig9, ``exp.memory: true``: tracemalloc's peak over a second run; it varies a
+little from run to run), ``peak_memory_bytes`` (fig12, ``exp.memory: state``: the HAMLET executor's state,
+counted deterministically in the timed run, :mod:`evaluators.trends.hamlet`), ``snapshots``, ``shared_graphlets``,
 ``graphlets``, ``events``, ``burst_mean``; HAMLET's ``bursts`` (decisions), ``decision_ms`` and
 ``analysis_ms`` (the static analysis); a capped cell's ``capped_elapsed_s`` and ``processed_events``
 (a bound: :mod:`experiments.reporting.bounds`).
@@ -57,6 +58,9 @@ SCALED = ("events_per_minute", "default_events_per_minute", "queries", "default_
 #: what a scale block may also set: GRETA's cap on predecessor vertices visited (uncapped where unset; a cell's
 #: params carry it only where set, so the ids of uncapped cells do not change)
 OPTIONAL = ("greta_max_work",)
+#: ``exp.memory``: no memory measure, tracemalloc's peak over a second run (true), or the HAMLET executor's
+#: deterministic state meter ("state")
+MEMORY_MODES = (False, True, "state")
 
 
 def resolve(cfg: DictConfig) -> dict:
@@ -86,10 +90,13 @@ def build_specs(cfg: DictConfig) -> list[dict]:
     if exp.figure not in FIGURES:
         raise ConfigError(f"exp.figure of a hamlet experiment must be one of {', '.join(FIGURES)}, got {exp.figure!r}")
     r = resolve(cfg)
+    memory = exp.get("memory", False)
+    if memory not in MEMORY_MODES or isinstance(memory, int) and not isinstance(memory, bool):
+        raise ConfigError(f"configs/exp/{exp.name}.yaml: exp.memory must be false, true (tracemalloc) or state, got {memory!r}")
     base = {"experiment": exp.name, "figure": exp.figure, "_code_version": git_commit()}
     params = {"minutes": float(r["minutes"]), "window_s": int(r["window_s"]), "drivers": int(sc.drivers),
               "max_trends": int(sc.max_trends), "sharon_max_work": int(sc.sharon_max_work), "repeats": int(sc.repeats),
-              "memory": bool(exp.get("memory", False))}
+              "memory": memory}
     params.update({k: int(r[k]) for k in OPTIONAL if r.get(k) is not None})
     specs = []
     for ds in exp.datasets:
@@ -148,7 +155,8 @@ class TrendCell(cells.CellKind):
         for r in range(int(p["repeats"])):
             t0 = time.perf_counter()
             try:
-                runs.append(measure(eng, queries, stream, memory=bool(p["memory"]) and r == 0, **options))
+                runs.append(measure(eng, queries, stream, memory=p["memory"] is True and r == 0,
+                                    state_memory=p["memory"] == "state", **options))
             except EvaluationLimitError as e:
                 # a capped run is a bound: it processed e.processed events in this time (reporting/bounds.py)
                 capped = {"throughput_eps": None, "capped_elapsed_s": time.perf_counter() - t0, "processed_events": e.processed, **base}
@@ -169,6 +177,8 @@ class TrendCell(cells.CellKind):
                           analysis_ms=self.analysis_ms(queries))
         if ms[0]["peak_traced_memory_bytes"] is not None:
             values["peak_traced_memory_bytes"] = ms[0]["peak_traced_memory_bytes"]
+        if "peak_memory_bytes" in ms[0]:
+            values["peak_memory_bytes"] = ms[0]["peak_memory_bytes"]
         return {eng: cells.Evaluated(values, digest=digest)}
 
     @staticmethod

@@ -375,12 +375,14 @@ def fig11(inp: SectionInput) -> Section:
 
 def fig12(inp: SectionInput) -> Section:
     w = _table(inp.table)
-    figs = _panels(w, ["peak_traced_memory_bytes"], "HAMLET Figure 12: dynamic vs static sharing, memory", inp.figure_dir,
-                   "hamlet_fig12")
+    mem = "peak_memory_bytes"
+    figs = _panels(w, [mem], "HAMLET Figure 12: dynamic vs static sharing, memory", inp.figure_dir, "hamlet_fig12")
     claims = [_at_least(f"{ds}: static sharing's peak memory over dynamic's", "dynamic uses 25% less (1.33x)",
-                        _ratio(w[w["dataset"] == ds], "hamlet-static", "hamlet", "peak_traced_memory_bytes"), 1.33)
+                        _ratio(w[w["dataset"] == ds], "hamlet-static", "hamlet", mem), 1.33)
               for ds in sorted(w["dataset"].unique())]
-    notes = ["Peak memory is tracemalloc's peak over a second, untimed run of the engine."]
+    notes = ["Peak memory is the HAMLET executor's state (its running-sum vectors, the buffered burst, and a shared "
+             "graphlet's snapshot values and coefficients), counted at 8 bytes per number in the timed run "
+             "(evaluators/trends/hamlet.py); both engines run that executor."]
     return _section(inp, "fig12", "HAMLET Figure 12: dynamic vs static sharing, memory", figs, claims, notes, w,
                     "Mean over seeds per point, 95% CI.")
 

@@ -29,9 +29,19 @@ def engine(name: str):
     raise ConfigError(f"unknown trend engine {name!r}; expected one of {', '.join(ENGINE_NAMES)}")
 
 
-def measure(name: str, queries, stream, *, memory: bool = True, **options) -> tuple[object, dict]:
-    """Run an engine, then (untimed) again under tracemalloc for its peak memory; result and metrics."""
+#: the engines whose state the deterministic meter counts (the HAMLET executor, :mod:`evaluators.trends.hamlet`)
+METERED = ("hamlet", "hamlet-static")
+
+
+def measure(name: str, queries, stream, *, memory: bool = True, state_memory: bool = False, **options) -> tuple[object, dict]:
+    """Run an engine, then (untimed) again under tracemalloc for its peak memory (``memory``); result and
+    metrics.  ``state_memory``: the HAMLET executor counts its peak state in the timed run
+    (``peak_memory_bytes``, deterministic); other engines have no such meter (a ConfigError)."""
     run = engine(name)
+    if state_memory:
+        if name not in METERED:
+            raise ConfigError(f"engine {name!r} has no state meter (state memory is measured for {', '.join(METERED)})")
+        options = {**options, "meter": True}
     res = run(queries, stream, **options)
     peak = None
     if memory:
@@ -53,6 +63,8 @@ def measure(name: str, queries, stream, *, memory: bool = True, **options) -> tu
         "snapshots": res.snapshots,
         **{k: v for k, v in res.extra.items() if isinstance(v, (int, float))},
     }
+    if res.peak_memory_bytes is not None:
+        metrics["peak_memory_bytes"] = res.peak_memory_bytes
     return res, metrics
 
 
