@@ -122,7 +122,7 @@ class _QState:
 class _Part:
     """One partition of a template: its pane, the burst being buffered, its queries' running sums."""
 
-    __slots__ = ("tpl", "pane", "run_type", "run", "qs", "n", "since")
+    __slots__ = ("tpl", "pane", "run_type", "run", "qs", "n", "since", "words")
 
     def __init__(self, tpl: "_Template") -> None:
         self.tpl = tpl
@@ -132,6 +132,7 @@ class _Part:
         self.qs: dict[int, _QState] = {}
         self.n = 0  # events of the partition in the current pane window (for the benefit model)
         self.since = 0  # events since the last burst of the shareable type
+        self.words = 0  # numbers in the running-sum vectors of its queries (the state meter)
 
 
 class _Template:
@@ -400,12 +401,7 @@ class HamletExecutor:
     def _held(self, transient: int) -> None:
         """The state meter: the running-sum vectors of every partition plus ``transient`` words held
         beside them now; keeps the peak."""
-        words = transient
-        for tpl in self.templates:
-            for part in tpl.parts.values():
-                for qi, st in part.qs.items():
-                    cq = self.compiled[qi]
-                    words += len(st.vs) * cq.L * _width(cq)
+        words = transient + sum(part.words for tpl in self.templates for part in tpl.parts.values())
         if words > self.peak_words:
             self.peak_words = words
 
@@ -523,6 +519,7 @@ def _edge_vector(part: _Part, cq, edge) -> list:
     v = st.vs.get(edge)
     if v is None:
         v = st.vs[edge] = cq.empty_slots()
+        part.words += cq.L * _width(cq)
     return v
 
 
