@@ -5,8 +5,9 @@ without sampling the two give identical numbers, which the tests check.  All sel
 are computed in one batched job:
 
 * a small *groups* table lists each condition group (``gid``), its event types, window length
-  ``L`` and condition *form* (the conditions with the variables renamed to roles ``x`` and ``y``,
-  so that the hundreds of groups of a workload share a handful of forms);
+  ``L``, condition *form* (the conditions with the variables renamed to roles ``x`` and ``y`` and
+  each constant replaced by a parameter) and the constants themselves as columns ``k0, k1, ...``:
+  ``jqpg_fig3``'s 770 NASDAQ groups, calibrated to 740 different constants, share two forms;
 * filter groups join the events on their type; pair groups join ``x`` events and ``y`` events on
   ``(gid, bucket)``, where an event's bucket is ``floor(key / L)`` and ``x`` is exploded into its
   own and both neighbouring buckets (two keys within ``L`` of each other lie in the same or adjacent
@@ -16,7 +17,10 @@ are computed in one batched job:
   the sample does not depend on how Spark partitions and orders rows (``rand`` does: with adaptive
   query execution the same job sampled other rows on another run, and so gave other cell ids) -- and
   sampled estimates differ from pandas';
-* one aggregation evaluates ``CASE form WHEN ... END`` and averages it per group.
+* one aggregation evaluates ``CASE form WHEN ... END`` over the sample joined to its group's
+  constants and averages it per group.  (With a branch per distinct constant, 740 branches for
+  ``jqpg_fig3``'s NASDAQ workload, Spark could not compile the expression and every row tested
+  the branches one by one: 340 of the job's 400 s.)
 """
 
 from __future__ import annotations
@@ -65,17 +69,60 @@ def _spark_backend() -> Backend:
     )
 
 
-def condition_column(c: Comparison, role_of):
-    """A boolean Spark column for a comparison; null (division by zero) counts as false."""
+def condition_column(c: Comparison, role_of, const=None):
+    """A boolean Spark column for a comparison; null (division by zero) counts as false.  ``const``
+    makes the column of a constant (default: the literal)."""
     from pyspark.sql import functions as F
 
-    cmp = evaluate_comparison(c, lambda a: F.col(f"{role_of(a.var)}__{a.name}"), _spark_backend())
+    backend = _spark_backend()
+    if const is not None:
+        backend = Backend(const, backend.neg, backend.arithmetic, backend.comparison)
+    cmp = evaluate_comparison(c, lambda a: F.col(f"{role_of(a.var)}__{a.name}"), backend)
     return F.coalesce(cmp, F.lit(False))
 
 
+def _roles(g: ConditionGroup) -> dict:
+    return dict(zip(sorted(g.vtypes), ("x", "y")))
+
+
+#: a back end on strings: the shape of a condition, each constant a parameter ``K``
+_SHAPE = Backend(
+    const=lambda k: "K",
+    neg=lambda a: f"(-{a})",
+    arithmetic={op: (lambda a, b, op=op: f"({a} {op} {b})") for op in ARITHMETIC_FUNCTIONS},
+    comparison={op: (lambda a, b, op=op: f"{a} {op} {b}") for op in COMPARISON_FUNCTIONS},
+)
+
+
 def _form(g: ConditionGroup) -> tuple[str, ...]:
-    roles = dict(zip(sorted(g.vtypes), ("x", "y")))
-    return tuple(str(c.rename(roles)) for c in g.conditions)
+    """The group's conditions over roles ``x`` and ``y``, each constant a parameter."""
+    roles = _roles(g)
+    return tuple(evaluate_comparison(c.rename(roles), lambda a: f"{a.var}.{a.name}", _SHAPE) for c in g.conditions)
+
+
+def _constants(g: ConditionGroup) -> list[float]:
+    """The group's constants in the order :func:`_form` and :func:`_form_column` meet them."""
+    found: list[float] = []
+    collect = Backend(
+        const=lambda k: found.append(float(k.value)),
+        neg=lambda a: None,
+        arithmetic={op: (lambda a, b: None) for op in ARITHMETIC_FUNCTIONS},
+        comparison={op: (lambda a, b: None) for op in COMPARISON_FUNCTIONS},
+    )
+    for c in g.conditions:
+        evaluate_comparison(c, lambda a: None, collect)
+    return found
+
+
+def _form_column(g: ConditionGroup):
+    """A boolean Spark column of the group's form, its ``i``-th constant read from column ``k<i>``."""
+    from pyspark.sql import functions as F
+
+    params = (F.col(f"k{i}") for i in range(len(_constants(g))))
+    ok = F.lit(True)
+    for c in g.conditions:
+        ok = ok & condition_column(c.rename(_roles(g)), lambda role: role, const=lambda k: next(params))
+    return ok
 
 
 def compute_statistics_spark(
@@ -153,6 +200,7 @@ def _selectivities(spark, df, groups: list[ConditionGroup], max_pairs: int, seed
 
     forms: dict[tuple[str, ...], int] = {}
     rows = []
+    constants = []
     for gid, g in enumerate(groups):
         vs = sorted(g.vtypes)
         fid = forms.setdefault(_form(g), len(forms))
@@ -168,7 +216,12 @@ def _selectivities(spark, df, groups: list[ConditionGroup], max_pairs: int, seed
                 "by_pos": g.window.kind is WindowKind.COUNT,
             }
         )
+        constants.append(_constants(g))
     gtab = spark.createDataFrame(pd.DataFrame(rows))
+    width = max(map(len, constants), default=0)
+    ktab = pd.DataFrame({"gid": range(len(groups))})
+    for j in range(width):
+        ktab[f"k{j}"] = [ks[j] if j < len(ks) else float("nan") for ks in constants]  # a form reads only its own
     attr_cols = [c for c in df.columns if c.startswith("a__")]
     key = F.when(F.col("by_pos"), F.col("pos").cast("double")).otherwise(F.col("ts"))
 
@@ -212,15 +265,15 @@ def _selectivities(spark, df, groups: list[ConditionGroup], max_pairs: int, seed
 
     steps.set_postfix_str(f"{len(groups)} selectivities: evaluating")
     cand_s = _sample(spark, cand, sizes, max_pairs, seed)
-    by_form = {fid: form for form, fid in forms.items()}
+    first = {}
+    for gid, r in enumerate(rows):
+        first.setdefault(r["form"], gid)
     case = None
-    for fid in sorted(by_form):
-        g = groups[next(i for i, r in enumerate(rows) if r["form"] == fid)]
-        roles = dict(zip(sorted(g.vtypes), ("x", "y")))
-        ok = F.lit(True)
-        for c in g.conditions:
-            ok = ok & condition_column(c.rename(roles), lambda role: role)
+    for fid in sorted(first):
+        ok = _form_column(groups[first[fid]])
         case = F.when(F.col("form") == fid, ok) if case is None else case.when(F.col("form") == fid, ok)
+    if width:
+        cand_s = cand_s.join(F.broadcast(spark.createDataFrame(ktab)), "gid")
     result = {
         r["gid"]: float(r["s"]) for r in cand_s.groupBy("gid").agg(F.avg(case.cast("double")).alias("s")).collect()
     }
@@ -229,8 +282,8 @@ def _selectivities(spark, df, groups: list[ConditionGroup], max_pairs: int, seed
     return result
 
 
-#: how many times ``max_pairs`` rows a large group's hash cut is expected to keep (:func:`_sample`)
-OVERSAMPLE = 4.0
+#: a large group's hash cut expects to keep ``OVERSAMPLE * (max_pairs + 8 sqrt(max_pairs))`` rows (:func:`_sample`)
+OVERSAMPLE = 1.0
 
 
 def _sample(spark, cand, sizes: dict[int, int], max_pairs: int, seed: int):
@@ -238,10 +291,13 @@ def _sample(spark, cand, sizes: dict[int, int], max_pairs: int, seed: int):
     group, positions), so the sample is a function of the candidates, not of how Spark partitions them.
 
     Ranking a group's candidates sorts all of them, which spills on large groups (JQPG Figure 7's
-    statistics job spent most of its time there), so a group with more than ``max_pairs`` is first cut
-    to the rows whose hash, read as a fraction of its range, is below ``OVERSAMPLE * max_pairs / n``.
-    The rows kept are a prefix of the hash order, so where the cut keeps at least ``max_pairs`` rows the
-    ranked sample is the same as ranking the whole group; a group cut to fewer is ranked whole."""
+    statistics job spent most of its time there), so a group of ``n > max_pairs`` is first cut to the
+    rows whose hash, read as a fraction of its range, is below ``m / n`` with ``m = max_pairs + 8
+    sqrt(max_pairs)``.  The number kept is binomial with mean ``m`` and a standard deviation below
+    ``sqrt(max_pairs)``, so it falls short of ``max_pairs`` with a probability of about 1e-15 (the
+    normal tail at 8 standard deviations), and a group cut too short is ranked whole.  The rows kept are
+    a prefix of the hash order, so the ranked sample is the same as ranking the whole group.  (A cut to
+    4x the sample kept nearly every row of ``jqpg_fig3``'s groups, which average 4x the sample.)"""
     from pyspark.sql import Window as W
     from pyspark.sql import functions as F
 
@@ -255,7 +311,7 @@ def _sample(spark, cand, sizes: dict[int, int], max_pairs: int, seed: int):
         limits = spark.createDataFrame(pd.DataFrame({"gid": list(keep), "_keep": [float(v) for v in keep.values()]}))
         return cand.join(F.broadcast(limits), "gid", "left").filter(F.col("_keep").isNull() | (fraction < F.col("_keep")))
 
-    keep = {g: min(2.0, OVERSAMPLE * max_pairs / n) for g, n in big.items()}
+    keep = {g: min(2.0, OVERSAMPLE * (max_pairs + 8.0 * max_pairs**0.5) / n) for g, n in big.items()}
     kept = cut(keep)
     counts = {r["gid"]: r["count"] for r in kept.filter(F.col("gid").isin(list(big))).groupBy("gid").count().collect()}
     short = [g for g in big if counts.get(g, 0) < max_pairs]

@@ -133,6 +133,8 @@ class Verdict:
         text = self.effect.text()
         if self.verdict == NOT_MEASURABLE and self.needed:
             text += f"; about {self.needed} workloads would decide it"
+        elif self.verdict == NOT_MEASURABLE and (self.effect.lower_bounds or self.effect.upper_bounds):
+            text += "; its bounds keep it open: a higher cap, not more workloads, would decide it"
         return text
 
 
@@ -167,8 +169,13 @@ def at_least(effect: Interval, c: float, *, what: str = "") -> Verdict:
         v = HOLDS if hi >= claimed else PARTLY
     else:
         v = FAILS if hi < claimed else NOT_MEASURABLE
+    needed = _needed(effect, null, claimed) if v == NOT_MEASURABLE else None
+    if needed is not None:  # the verdict more workloads would reach, if the bounds let it stand
+        above = _log(effect.estimate, scale) > null
+        target = HOLDS if above else FAILS
+        needed = needed if _with_bounds(target, effect) == target else None
     v = _with_bounds(v, effect)
-    return Verdict(v, effect, rule, _needed(effect, null, claimed) if v == NOT_MEASURABLE else None)
+    return Verdict(v, effect, rule, needed if v == NOT_MEASURABLE else None)
 
 
 def invert(e: Interval) -> Interval:
@@ -198,12 +205,14 @@ def comparable(effect: Interval, b: float = COMPARABLE, *, target: float | None 
         v = FAILS
     else:
         v = NOT_MEASURABLE
+    # more workloads decide only an open interval, and none where bounds lie on both sides
+    open_interval = v == NOT_MEASURABLE and not (effect.lower_bounds and effect.upper_bounds)
     if (effect.lower_bounds or effect.upper_bounds) and v != NOT_MEASURABLE:
         # a bound lies on one side of its real value: only a verdict on the side it cannot move stands
         if not (v == FAILS and ((effect.lo > hi_band and not effect.upper_bounds) or (effect.hi < lo_band and not effect.lower_bounds))):
             v = NOT_MEASURABLE
     needed = None
-    if v == NOT_MEASURABLE and math.isfinite(effect.log_sd) and effect.log_sd > 0:
+    if open_interval and math.isfinite(effect.log_sd) and effect.log_sd > 0:
         m = _log(effect.estimate, effect.scale)
         lo_l, hi_l = _log(lo_band, effect.scale), _log(hi_band, effect.scale)
         gap = min(m - lo_l, hi_l - m) if lo_l < m < hi_l else min(abs(m - lo_l), abs(m - hi_l))
@@ -252,10 +261,12 @@ def not_worse(effect: Interval, b: float = COMPARABLE) -> Verdict:
     if effect.n < 2 or not math.isfinite(effect.lo):
         return Verdict(UNCHECKED, effect, rule)
     v = HOLDS if effect.lo >= floor else FAILS if effect.hi < floor else NOT_MEASURABLE
+    # more workloads decide only an open interval, and none where bounds lie on both sides
+    open_interval = v == NOT_MEASURABLE and not (effect.lower_bounds and effect.upper_bounds)
     if effect.lower_bounds or effect.upper_bounds:
         v = v if (v == HOLDS and not effect.upper_bounds) or (v == FAILS and not effect.lower_bounds) else NOT_MEASURABLE
     needed = None
-    if v == NOT_MEASURABLE and math.isfinite(effect.log_sd) and effect.log_sd > 0:
+    if open_interval and math.isfinite(effect.log_sd) and effect.log_sd > 0:
         gap = abs(math.log(effect.estimate) - math.log(floor))
         needed = max(effect.n + 1, math.ceil((1.96 * effect.log_sd / gap) ** 2)) if gap > 0 else None
     return Verdict(v, effect, rule, needed)

@@ -101,6 +101,28 @@ def test_bounds_stand_only_where_they_cannot_overturn_the_verdict():
     assert rules.at_least(ratio(3.0, 2.0, 4.0, upper=2), 1.5).verdict == NOT_MEASURABLE
 
 
+def test_more_workloads_are_advised_only_where_they_could_decide():
+    """The sizing advice ("about N workloads would decide it") names only a verdict the bounds would let
+    stand: never with bounds on both sides (jqpg_fig3's DP-LD over EFREQ at standard: 4.11x [3.54, 4.78]
+    with 104 lower and 1 upper bound was told 438 workloads), and with one-sided bounds only toward the
+    side they cannot overturn."""
+    mixed = rules.at_least(ratio(4.11, 3.54, 4.78, n=437, lower=104, upper=1), 1.5)
+    assert mixed.verdict == NOT_MEASURABLE and mixed.needed is None
+    assert "a higher cap, not more workloads" in mixed.ours
+    open_mixed = rules.at_least(ratio(1.3, 0.6, 2.8, n=10, sd=1.0, lower=1, upper=1), 1.5)
+    assert open_mixed.verdict == NOT_MEASURABLE and open_mixed.needed is None
+    # an open interval above 1 with lower bounds: more workloads would show a real effect, which stands
+    assert rules.at_least(ratio(1.3, 0.6, 2.8, n=10, sd=1.0, lower=2), 1.5).needed is not None
+    # the same with upper bounds: a real effect would be withheld
+    assert rules.at_least(ratio(1.3, 0.6, 2.8, n=10, sd=1.0, upper=2), 1.5).needed is None
+    # a lower-bounds "does not hold" withheld by its bounds: no advice, and the text says why
+    held = rules.at_least(ratio(0.8, 0.6, 1.1, lower=2), 1.5)
+    assert held.verdict == NOT_MEASURABLE and held.needed is None and "higher cap" in held.ours
+    both = rules.not_worse(ratio(0.9, 0.5, 1.6, n=10, sd=1.0, lower=1, upper=1))
+    assert both.verdict == NOT_MEASURABLE and both.needed is None
+    assert rules.not_worse(ratio(0.9, 0.5, 1.6, n=10, sd=1.0)).needed is not None
+
+
 def test_pooling_counts_a_workload_once():
     same = {"w1": 2.0, "w2": 4.0}
     pooled = rules.pooled({"SA-EDGE": same, "TS-EDGE": dict(same)})
