@@ -40,6 +40,7 @@ class Sizing:
     needed: int | None  # the largest workloads per point they need
     claim: str  # the claim that needs it
     decided_at_standard: int  # of the not-measurable claims, how many standard's workloads per point would decide
+    held_by_bounds: int = 0  # not-measurable claims that only a higher cap would decide (Claim.held_by_bounds)
 
 
 def per_point_needed(per_point: int, n: int, needed: int) -> int:
@@ -75,7 +76,8 @@ def sizing(section: Section) -> Sizing:
     needs = [(per_point_needed(per_point, c.n, c.needed), c.claim) for c in open_claims] if per_point else []
     top = max(needs, default=(None, ""), key=lambda t: t[0] or 0)
     decided = sum(k <= standard for k, _ in needs) if standard else 0
-    return Sizing(section.experiment, stored_scale(section.meta), per_point, standard, len(open_claims), top[0], top[1], decided)
+    bounded = sum(c.held_by_bounds for c in section.claims)
+    return Sizing(section.experiment, stored_scale(section.meta), per_point, standard, len(open_claims), top[0], top[1], decided, bounded)
 
 
 def sizing_section(sections: list[Section]) -> list[str]:
@@ -87,15 +89,18 @@ def sizing_section(sections: list[Section]) -> list[str]:
              "(patterns per set and size in JQPG, seeds elsewhere), so a claim resting on n of them that needs N needs "
              "k x N / n per point -- and the largest of these beside what the stored run had (k) and what scale=standard "
              "runs (`configs/`). It assumes the spread stays as observed; standard's streams and workloads differ from "
-             "quick's too (`experiments/reporting/sizing.py`).")
+             "quick's too (`experiments/reporting/sizing.py`). A claim whose workloads mix capped runs on both sides of "
+             "its ratio, or whose bounds withhold the verdict its interval reaches, is not measurable at any number of "
+             "workloads: only a higher cap would decide it (the last column).")
     head = ("| experiment | stored at | workloads per point (stored) | not-measurable claims | largest need per point | "
-            "set by | scale=standard runs | standard decides |")
+            "set by | scale=standard runs | standard decides | not measurable by their bounds |")
     lines = ["## Sizing: workloads per point that would decide the not-measurable claims", "", intro, "", head,
-             "| --- | --- | ---: | ---: | ---: | --- | ---: | --- |"]
+             "| --- | --- | ---: | ---: | ---: | --- | ---: | --- | ---: |"]
     for s in sections:
         z = sizing(s)
         need = "-" if z.needed is None else f"{z.needed:,}"
         decides = "-" if not z.not_measurable else f"{z.decided_at_standard} of {z.not_measurable}"
         lines.append(f"| `{z.experiment}` | {z.stored_scale or '?'} | {z.per_point if z.per_point is not None else '?'} | "
-                     f"{z.not_measurable} | {need} | {z.claim or '-'} | {z.standard if z.standard is not None else '?'} | {decides} |")
+                     f"{z.not_measurable} | {need} | {z.claim or '-'} | {z.standard if z.standard is not None else '?'} | {decides} | "
+                     f"{z.held_by_bounds} |")
     return lines

@@ -126,3 +126,17 @@ def test_sizing_row_of_a_committed_section(tmp_path):
     assert row.per_point == len(json.loads((REPO / "results" / "hamlet_fig8" / "metadata.json").read_text())["config"]["scale"]["hamlet"]["seeds"])
     needs = [per_point_needed(row.per_point, c.n, c.needed) for c in section.claims if c.verdict == "not measurable" and c.needed]
     assert row.needed == (max(needs) if needs else None)
+
+
+def test_sizing_counts_claims_only_a_higher_cap_would_decide():
+    """A claim kept open by bounds on both sides of its ratio gets no workload count; the sizing row
+    counts it apart, so an experiment full of such claims does not read as decided."""
+    from experiments.reporting.core import Claim, Section
+    from experiments.reporting.rules import Interval, at_least
+
+    mixed = at_least(Interval(4.11, 3.54, 4.78, 437, "ratio", 104, 1, 1.0), 1.7)
+    open_ = at_least(Interval(1.3, 0.6, 2.8, 10, "ratio", 0, 0, 1.0), 1.5)
+    section = Section("hamlet_fig8", "t", claims=[Claim.judged("a", "p", mixed), Claim.judged("b", "p", open_)])
+    row = sizing(section)
+    assert (row.not_measurable, row.held_by_bounds) == (1, 1)
+    assert section.claims[0].held_by_bounds and not section.claims[1].held_by_bounds
