@@ -92,7 +92,7 @@ def sizing_section(sections: list[Section]) -> list[str]:
              "quick's too (`experiments/reporting/sizing.py`). A claim whose workloads mix capped runs on both sides of "
              "its ratio, or whose bounds withhold the verdict its interval reaches, is not measurable at any number of "
              "workloads: only a higher cap would decide it (the last column).")
-    head = ("| experiment | stored at | workloads per point (stored) | not-measurable claims | largest need per point | "
+    head = ("| experiment | stored at | workloads per point (stored) | not-measurable claims more workloads would decide | largest need per point | "
             "set by | scale=standard runs | standard decides | not measurable by their bounds |")
     lines = ["## Sizing: workloads per point that would decide the not-measurable claims", "", intro, "", head,
              "| --- | --- | ---: | ---: | ---: | --- | ---: | --- | ---: |"]
