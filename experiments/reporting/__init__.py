@@ -92,7 +92,8 @@ def render(sections: list[Section], results_dir: Path) -> str:
         "workloads, it holds if lo > 1 and hi >= c, partly if lo > 1 and hi < c, does not hold if lo <= 1 and "
         "hi < c, and is not measurable if lo <= 1 and hi >= c (with the number of workloads that would decide "
         "it). \"Comparable\" claims use a band b, trends the slope of log(metric) on log(parameter). A run "
-        "stopped at a cap is a bound, not a missing value.",
+        "stopped at a cap is a bound, not a missing value: a verdict its bounds could overturn is not measurable, "
+        "and then a higher cap, not more workloads, would decide it.",
         "",
     ]
     if not sections:
