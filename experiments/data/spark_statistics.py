@@ -25,6 +25,7 @@ are computed in one batched job:
 
 from __future__ import annotations
 
+import itertools
 import operator
 from functools import lru_cache
 from typing import Sequence
@@ -85,40 +86,31 @@ def _roles(g: ConditionGroup) -> dict:
     return dict(zip(sorted(g.vtypes), ("x", "y")))
 
 
-#: a back end on strings: the shape of a condition, each constant a parameter ``K``
-_SHAPE = Backend(
-    const=lambda k: "K",
-    neg=lambda a: f"(-{a})",
-    arithmetic={op: (lambda a, b, op=op: f"({a} {op} {b})") for op in ARITHMETIC_FUNCTIONS},
-    comparison={op: (lambda a, b, op=op: f"{a} {op} {b}") for op in COMPARISON_FUNCTIONS},
-)
-
-
-def _form(g: ConditionGroup) -> tuple[str, ...]:
-    """The group's conditions over roles ``x`` and ``y``, each constant a parameter."""
-    roles = _roles(g)
-    return tuple(evaluate_comparison(c.rename(roles), lambda a: f"{a.var}.{a.name}", _SHAPE) for c in g.conditions)
-
-
-def _constants(g: ConditionGroup) -> list[float]:
-    """The group's constants in the order :func:`_form` and :func:`_form_column` meet them."""
+def _parameterized(g: ConditionGroup) -> tuple[tuple[str, ...], list[float]]:
+    """The group's *form* -- its conditions over roles ``x`` and ``y``, printed with each constant a
+    parameter ``K`` -- and its constants in the order they appear (column ``k<i>`` holds the ``i``-th)."""
     found: list[float] = []
-    collect = Backend(
-        const=lambda k: found.append(float(k.value)),
-        neg=lambda a: None,
-        arithmetic={op: (lambda a, b: None) for op in ARITHMETIC_FUNCTIONS},
-        comparison={op: (lambda a, b: None) for op in COMPARISON_FUNCTIONS},
+
+    def const(k):
+        found.append(float(k.value))
+        return "K"
+
+    shape = Backend(
+        const=const,
+        neg=lambda a: f"(-{a})",
+        arithmetic={op: (lambda a, b, op=op: f"({a} {op} {b})") for op in ARITHMETIC_FUNCTIONS},
+        comparison={op: (lambda a, b, op=op: f"{a} {op} {b}") for op in COMPARISON_FUNCTIONS},
     )
-    for c in g.conditions:
-        evaluate_comparison(c, lambda a: None, collect)
-    return found
+    roles = _roles(g)
+    form = tuple(evaluate_comparison(c.rename(roles), lambda a: f"{a.var}.{a.name}", shape) for c in g.conditions)
+    return form, found
 
 
 def _form_column(g: ConditionGroup):
     """A boolean Spark column of the group's form, its ``i``-th constant read from column ``k<i>``."""
     from pyspark.sql import functions as F
 
-    params = (F.col(f"k{i}") for i in range(len(_constants(g))))
+    params = (F.col(f"k{i}") for i in itertools.count())
     ok = F.lit(True)
     for c in g.conditions:
         ok = ok & condition_column(c.rename(_roles(g)), lambda role: role, const=lambda k: next(params))
@@ -203,7 +195,8 @@ def _selectivities(spark, df, groups: list[ConditionGroup], max_pairs: int, seed
     constants = []
     for gid, g in enumerate(groups):
         vs = sorted(g.vtypes)
-        fid = forms.setdefault(_form(g), len(forms))
+        form, ks = _parameterized(g)
+        fid = forms.setdefault(form, len(forms))
         limit = float(g.window.span_limit)
         rows.append(
             {
@@ -216,7 +209,7 @@ def _selectivities(spark, df, groups: list[ConditionGroup], max_pairs: int, seed
                 "by_pos": g.window.kind is WindowKind.COUNT,
             }
         )
-        constants.append(_constants(g))
+        constants.append(ks)
     gtab = spark.createDataFrame(pd.DataFrame(rows))
     width = max(map(len, constants), default=0)
     ktab = pd.DataFrame({"gid": range(len(groups))})

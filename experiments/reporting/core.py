@@ -36,16 +36,14 @@ class Claim:
     rule: str = ""
     n: int = 0  # the independent workloads the verdict rests on
     needed: int | None = None  # about how many would decide a not-measurable claim (rules.Verdict.needed)
-    held_by_bounds: bool = False  # not measurable because of its bounds: a higher cap, not more workloads, would decide it
+    held_by_bounds: bool = False  # rules.Verdict.held_by_bounds
 
     @classmethod
     def judged(cls, claim: str, paper: str, verdict: Verdict, *, detail: str = "") -> "Claim":
         """The row of a claim judged by the rule set: ``ours`` is the effect with its CI and n (and, when
         the data cannot decide, about how many workloads would), then ``detail``."""
         ours = verdict.ours + (f"; {detail}" if detail else "")
-        e = verdict.effect
-        bounded = verdict.verdict == NOT_MEASURABLE and not verdict.needed and bool(e.lower_bounds or e.upper_bounds)
-        return cls(claim, paper, ours, verdict.verdict, verdict.rule, e.n, verdict.needed, bounded)
+        return cls(claim, paper, ours, verdict.verdict, verdict.rule, verdict.effect.n, verdict.needed, verdict.held_by_bounds)
 
 
 @dataclass

@@ -129,11 +129,16 @@ class Verdict:
     needed: int | None = None  # about how many workloads would decide a not-measurable claim
 
     @property
+    def held_by_bounds(self) -> bool:
+        """Not measurable because of its bounds: a higher cap, not more workloads, would decide it."""
+        return self.verdict == NOT_MEASURABLE and not self.needed and bool(self.effect.lower_bounds or self.effect.upper_bounds)
+
+    @property
     def ours(self) -> str:
         text = self.effect.text()
         if self.verdict == NOT_MEASURABLE and self.needed:
             text += f"; about {self.needed} workloads would decide it"
-        elif self.verdict == NOT_MEASURABLE and (self.effect.lower_bounds or self.effect.upper_bounds):
+        elif self.held_by_bounds:
             text += "; its bounds keep it open: a higher cap, not more workloads, would decide it"
         return text
 
@@ -152,6 +157,12 @@ def _needed(effect: Interval, null: float, claimed: float) -> int | None:
     if gap <= 0:
         return None
     return max(effect.n + 1, math.ceil((1.96 * effect.log_sd / gap) ** 2))
+
+
+def _open_interval(v: str, effect: Interval) -> bool:
+    """Whether more workloads could decide verdict ``v``: only an open interval, and never with bounds on
+    both sides (no verdict of theirs stands)."""
+    return v == NOT_MEASURABLE and not (effect.lower_bounds and effect.upper_bounds)
 
 
 def at_least(effect: Interval, c: float, *, what: str = "") -> Verdict:
@@ -205,8 +216,7 @@ def comparable(effect: Interval, b: float = COMPARABLE, *, target: float | None 
         v = FAILS
     else:
         v = NOT_MEASURABLE
-    # more workloads decide only an open interval, and none where bounds lie on both sides
-    open_interval = v == NOT_MEASURABLE and not (effect.lower_bounds and effect.upper_bounds)
+    open_interval = _open_interval(v, effect)
     if (effect.lower_bounds or effect.upper_bounds) and v != NOT_MEASURABLE:
         # a bound lies on one side of its real value: only a verdict on the side it cannot move stands
         if not (v == FAILS and ((effect.lo > hi_band and not effect.upper_bounds) or (effect.hi < lo_band and not effect.lower_bounds))):
@@ -261,8 +271,7 @@ def not_worse(effect: Interval, b: float = COMPARABLE) -> Verdict:
     if effect.n < 2 or not math.isfinite(effect.lo):
         return Verdict(UNCHECKED, effect, rule)
     v = HOLDS if effect.lo >= floor else FAILS if effect.hi < floor else NOT_MEASURABLE
-    # more workloads decide only an open interval, and none where bounds lie on both sides
-    open_interval = v == NOT_MEASURABLE and not (effect.lower_bounds and effect.upper_bounds)
+    open_interval = _open_interval(v, effect)
     if effect.lower_bounds or effect.upper_bounds:
         v = v if (v == HOLDS and not effect.upper_bounds) or (v == FAILS and not effect.lower_bounds) else NOT_MEASURABLE
     needed = None
