@@ -66,6 +66,10 @@ class ReplaySpec:
         r = self.rate_ratio**exps
         return r / float(np.median(r)) * (self.events_per_window / self.window_seconds)
 
+    def expected_events(self, k: int) -> float:
+        """The expected number of events of a replay of ``k`` types (each a Poisson process)."""
+        return float(self.rates(k).sum() * self.duration)
+
     def to_dict(self) -> dict:
         return asdict(self)
 

@@ -198,10 +198,8 @@ def build_specs(cfg: DictConfig, dcfg: dict, spark=None) -> tuple[list[dict], di
     dataset = dcfg["name"]
     dset = scale_settings(cfg, dcfg)
     window = Window.seconds(float(dset.window_seconds))
-    probe = {"dataset": {"name": dataset, "path": str(dcfg["path"]), "format": dcfg.get("format", "auto")},
-             "start": _timestamp(dset.get("start")), "end": _timestamp(dset.get("end"))}
-    pool = type_pool(raw_stream(probe), int(dset.type_pool), int(dset.get("min_events", 10)))
-    sspec = stream_spec(cfg, dcfg, dset, pool)
+    sspec = dataset_stream_spec(cfg, dcfg)
+    pool = sspec["pool"]
     stream = experiment_stream(sspec)
     sizes = list(grid_setting(cfg, "sizes"))
     per_size = int(grid_setting(cfg, "patterns_per_size"))
@@ -223,45 +221,39 @@ def build_specs(cfg: DictConfig, dcfg: dict, spark=None) -> tuple[list[dict], di
         from experiments.data.statistics import estimate_workload_statistics
 
         stats = estimate_workload_statistics(stream, patterns, max_pairs=max_pairs, seed=int(cfg.seed))
-    planners = planner_list(exp)
-    planners += [p for p in extra_planners(cfg, multi=False) if p not in planners]
-    limits = dict(grid_setting(cfg, "planner_max_size") or {})
     planner_params = OmegaConf.to_container(exp.planner_params, resolve=True) if exp.get("planner_params") else {}
     repeats = int(grid_setting(cfg, "repeats"))
     specs = []
+    variants = {int(n): cell_variants(cfg, int(n)) for n in sizes}
     code = git_commit()
     for p, st in zip(patterns, stats):
         trimmed = Statistics({t: st.rates[t] for t in p.event_types}, dict(st.selectivities)).to_dict()
         set_name, size, _ = p.name.rsplit("-", 2)
-        for planner in planners:
-            if planner in limits and int(size) > int(limits[planner]):
-                continue
-            for alpha in exp.get("alphas") or [0.0]:
-                for strategy in exp.get("strategies") or [None]:
-                    specs.append(
-                        {
-                            "experiment": exp.name,
-                            "dataset": {"name": dataset},
-                            "stream": sspec,
-                            "workload": set_name,
-                            "size": int(size),
-                            "pattern_id": p.name,
-                            "pattern": str(p),
-                            "stats": trimmed,
-                            "algorithm": planner,
-                            "alpha": float(alpha),
-                            "strategy": strategy,
-                            "partition_attribute": None,
-                            "seed": int(cfg.seed),
-                            "params": dict(planner_params.get(planner) or {}),
-                            "evaluator": evaluator_for(exp, planner_kind(planner)),
-                            "measure_memory": bool(exp.get("measure_memory", False)),
-                            "max_partial_matches": int(scale.max_partial_matches),
-                            "max_work": int(scale.max_work) if scale.get("max_work") else None,
-                            "repeats": repeats,
-                            "_code_version": code,
-                        }
-                    )
+        for planner, alpha, strategy in variants[int(size)]:
+            specs.append(
+                {
+                    "experiment": exp.name,
+                    "dataset": {"name": dataset},
+                    "stream": sspec,
+                    "workload": set_name,
+                    "size": int(size),
+                    "pattern_id": p.name,
+                    "pattern": str(p),
+                    "stats": trimmed,
+                    "algorithm": planner,
+                    "alpha": float(alpha),
+                    "strategy": strategy,
+                    "partition_attribute": None,
+                    "seed": int(cfg.seed),
+                    "params": dict(planner_params.get(planner) or {}),
+                    "evaluator": evaluator_for(exp, planner_kind(planner)),
+                    "measure_memory": bool(exp.get("measure_memory", False)),
+                    "max_partial_matches": int(scale.max_partial_matches),
+                    "max_work": int(scale.max_work) if scale.get("max_work") else None,
+                    "repeats": repeats,
+                    "_code_version": code,
+                }
+            )
     sels = [v for st in stats for v in st.selectivities.values()]
     facts = {
         **file_facts(dcfg),
@@ -276,6 +268,41 @@ def build_specs(cfg: DictConfig, dcfg: dict, spark=None) -> tuple[list[dict], di
         "cells": len(specs),
     }
     return specs, facts
+
+
+def dataset_stream_spec(cfg: DictConfig, dcfg: dict) -> dict:
+    """The stream specification of one dataset's cells: its type pool read from the data, nothing
+    replayed yet (what ``--estimate`` sizes before it builds anything)."""
+    dset = scale_settings(cfg, dcfg)
+    probe = {"dataset": {"name": dcfg["name"], "path": str(dcfg["path"]), "format": dcfg.get("format", "auto")},
+             "start": _timestamp(dset.get("start")), "end": _timestamp(dset.get("end"))}
+    pool = type_pool(raw_stream(probe), int(dset.type_pool), int(dset.get("min_events", 10)))
+    return stream_spec(cfg, dcfg, dset, pool)
+
+
+def cell_variants(cfg: DictConfig, size: int) -> list[tuple[str, float, str | None]]:
+    """The (planner, alpha, strategy) of each cell of one pattern of ``size`` events: every planner
+    (``exp.planners`` and ``+extra_planners``) that plans that size, times the alphas and strategies."""
+    exp = cfg.exp
+    planners = planner_list(exp)
+    planners += [p for p in extra_planners(cfg, multi=False) if p not in planners]
+    limits = dict(grid_setting(cfg, "planner_max_size") or {})
+    return [(planner, float(alpha), strategy) for planner in planners
+            if not (planner in limits and size > int(limits[planner]))
+            for alpha in exp.get("alphas") or [0.0] for strategy in exp.get("strategies") or [None]]
+
+
+def stream_specs(cfg: DictConfig) -> list[dict]:
+    """The stream specification of each dataset: what :func:`specs` builds in this process (for the
+    statistics), so that ``--estimate`` can size it first."""
+    return [dataset_stream_spec(cfg, dcfg) for dcfg in experiment_datasets(cfg)]
+
+
+def count_cells(cfg: DictConfig) -> int:
+    """The number of cells :func:`build_specs` makes over all datasets, without building a stream."""
+    per_size = int(grid_setting(cfg, "patterns_per_size"))
+    one = len(cfg.exp.pattern_sets) * per_size * sum(len(cell_variants(cfg, int(n))) for n in grid_setting(cfg, "sizes"))
+    return one * len(experiment_datasets(cfg))
 
 
 def specs(cfg: DictConfig, out_dir: Path, spark=None) -> list[dict]:

@@ -15,7 +15,8 @@ between two reshuffles of ``reshuffle_types`` types, MCEP 6.2.3), whose algorith
 (one SA-EDGE plan made on the first ``drift_window`` events' statistics) and ``adaptive`` (drift
 tested on a sliding window, plans switched when the estimated gain exceeds the switching cost:
 :mod:`experiments.exps.mcep_adaptive`); its settings are the scale's ``adaptive`` mapping
-(``reshuffle_types``, ``drift_window``, ``check_every``, ``drift_alpha``).  Plans are handed over by
+(``reshuffle_types``, ``drift_window``, ``check_every``, ``drift_alpha``; any base parameter it names, such
+as ``window``, overrides base's for these cells, and its ``seeds`` replace the scale's).  Plans are handed over by
 migration without replay (:class:`AdaptiveCell`), so both report exactly the same matches, those
 spanning a switch included.
 
@@ -85,11 +86,13 @@ def _dataset_specs(cfg: DictConfig) -> list[dict]:
         algs = list(sweep["algorithms"])
         if name != "reshuffle_every":  # static vs adaptive SA-EDGE: no optimizer to add
             algs += [a for a in extra if a not in algs]
-        own = base
+        own, seeds = base, sc["seeds"]
         if name == "reshuffle_every":  # its own settings, not base's (kept there for the other cells' ids)
-            own = {**{k: x for k, x in base.items() if k not in LEGACY_ADAPTIVE_KEYS}, **sc["adaptive"]}
+            adaptive = {k: x for k, x in sc["adaptive"].items() if k != "seeds"}
+            own = {**{k: x for k, x in base.items() if k not in LEGACY_ADAPTIVE_KEYS}, **adaptive}
+            seeds = sc["adaptive"].get("seeds", seeds)
         for v in values:
-            for seed in sc["seeds"]:
+            for seed in seeds:
                 params = {**own, name: v, "repeats": int(sc.get("repeats", 1)),
                           "max_partial_matches": int(sc.get("max_partial_matches", 200000)),
                           "max_work": int(sc.get("max_work", 20_000_000))}

@@ -84,7 +84,7 @@ def _rates(window: float, per_window: float, ratio: float, windows: float, pool:
     """The slowest-fastest replayed rate (events/s) as text, and the expected events of the stream."""
     spec = ReplaySpec(float(window), float(per_window), float(ratio), float(windows))
     r = spec.rates(int(pool))
-    return f"{_show(float(r.min()))}-{_show(float(r.max()))}", float(r.sum() * spec.duration)
+    return f"{_show(float(r.min()))}-{_show(float(r.max()))}", spec.expected_events(int(pool))
 
 
 def _families(cfg: DictConfig) -> list[str]:

@@ -275,6 +275,36 @@ def test_estimate_times_a_sample_of_the_cells_and_runs_nothing(tmp_path):
     assert r.returncode == 0 and est["stopped_at_timeout"] == 1 and est["lower_bound"] and est["fits_in_a_day"] is None
 
 
+def test_estimate_builds_no_stream_that_would_not_fit_in_memory(tmp_path):
+    import json
+
+    from experiments.data.replay import ReplaySpec
+
+    huge = "scale.datasets.nasdaq.replay.events_per_window=1e13"  # some 10^15 events: no machine builds that
+    r = run_exp(*PLANNING_ONLY, "dataset=nasdaq", huge, f"results_dir={tmp_path}", "--estimate", "--json", timeout=300)
+    assert r.returncode == 0, r.stderr
+    est = json.loads(r.stdout.strip().splitlines()[-1])
+    expected = ReplaySpec(1200.0, 1e13, 45.0, 6.0).expected_events(40)
+    assert est["not_sampled"] and est["sampled"] == 0 and est["fits_in_a_day"] is None
+    assert est["cells"] == 2  # counted from the configuration: the two planners of the one pattern
+    assert est["stream_events"] == round(expected) and est["stream_memory_needed_gib"] > est["memory_available_gib"]
+    r = run_exp(*PLANNING_ONLY, "dataset=nasdaq", huge, f"results_dir={tmp_path}", "--estimate", timeout=300)
+    assert r.returncode == 0 and "not sampled" in r.stdout and "not known" in r.stdout, r.stdout + r.stderr
+
+
+def test_a_multi_query_estimate_sizes_the_streams_of_its_cells(tmp_path):
+    import json
+
+    args = ["+exp=mcep_fig10", "runner=serial", "progress=false", f"results_dir={tmp_path}", "--estimate", "--json"]
+    small = json.loads(run_exp(*args, "--estimate-sample", "1", "--estimate-timeout", "0.000001").stdout.strip().splitlines()[-1])
+    r = run_exp(*args, "exp.scales.quick.events_per_window=1e13", timeout=300)
+    assert r.returncode == 0, r.stderr
+    big = json.loads(r.stdout.strip().splitlines()[-1])
+    assert not small["not_sampled"] and small["sampled"] == 1 and small["memory_available_gib"] > 0
+    assert big["not_sampled"] and big["sampled"] == 0 and big["cells"] == small["cells"]
+    assert big["stream_events"] > 1e6 * small["stream_events"]
+
+
 def test_a_lower_bound_decides_only_that_a_run_does_not_fit():
     from experiments.running.estimate import DAY_S, Estimate
 

@@ -128,6 +128,20 @@ def tiny_rows():
     return rows
 
 
+def test_the_reshuffling_cells_take_their_window_and_seeds_from_the_adaptive_settings():
+    from experiments.exps.mcep_figs import build_specs
+    from experiments.running.compose import compose_config
+
+    cfg = compose_config(["+exp=mcep_fig13", "runner=serial", "exp.datasets=[nasdaq]",
+                          "+exp.scales.quick.adaptive.window=111", "+exp.scales.quick.adaptive.seeds=[7]"])
+    specs = build_specs(cfg)
+    reshuffled = [s for s in specs if s["x_name"] == "reshuffle_every"]
+    others = [s for s in specs if s["x_name"] != "reshuffle_every"]
+    assert {s["seed"] for s in reshuffled} == {7} and len(reshuffled) == 2 * 3  # static and adaptive at 3 values of x
+    assert all(s["params"]["window"] == 111 and "seeds" not in s["params"] for s in reshuffled)
+    assert {s["seed"] for s in others} == {0, 1, 2} and {s["params"]["window"] for s in others if s["x_name"] != "window"} == {600}
+
+
 def test_cells_store_rows_and_the_report_section_has_claims(tiny_rows, tmp_path):
     from cep.metrics import METRICS
     from experiments.reporting.core import SectionInput
