@@ -41,6 +41,11 @@ def _load(name: str):
     return importlib.import_module(COMMANDS[name])
 
 
+def command_help(mod) -> str:
+    """A command module's one-line HELP as argparse wants it: argparse %-formats help strings."""
+    return mod.HELP.replace("%", "%%")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m experiments",
@@ -51,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     for name in COMMANDS:
         mod = _load(name)
-        p = sub.add_parser(name, help=mod.HELP, description=getattr(mod, "DESCRIPTION", mod.HELP))
+        p = sub.add_parser(name, help=command_help(mod), description=getattr(mod, "DESCRIPTION", mod.HELP))
         mod.add_arguments(p)
     return parser
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import importlib
 
+from experiments.cli import command_help
+
 HELP = "run a benchmark (planners: plan time and cost; evaluators: throughput)"
 
 BENCHMARKS: dict[str, str] = {
@@ -26,7 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     sub.required = True
     for name, module in BENCHMARKS.items():
         mod = importlib.import_module(module)
-        b = sub.add_parser(name, help=mod.HELP, description=getattr(mod, "DESCRIPTION", mod.HELP))
+        b = sub.add_parser(name, help=command_help(mod), description=getattr(mod, "DESCRIPTION", mod.HELP))
         mod.add_arguments(b)
 
 

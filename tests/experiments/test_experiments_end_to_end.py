@@ -215,6 +215,18 @@ def test_help_texts_list_experiments_and_hide_internal_names():
     assert r.returncode == 0 and "--reference" in r.stdout and "_OPT" not in r.stdout
 
 
+def test_every_command_prints_its_help():
+    """argparse %-formats help strings: a command's HELP with a bare % (e.g. "95% CIs") broke --help."""
+    from experiments.cli import build_parser
+    from experiments.commands.bench import BENCHMARKS
+
+    build_parser().format_help()
+    r = subprocess.run([sys.executable, "-m", "experiments", "--help"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "95%" in r.stdout, r.stderr
+    r = subprocess.run([sys.executable, "-m", "experiments", "bench", "--help"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and all(name in r.stdout for name in BENCHMARKS), r.stderr
+
+
 def test_multirun_runs_every_combination_of_the_swept_values(tmp_path):
     r = run_exp(*PLANNING_ONLY, "dataset=nasdaq", "--multirun", "seed=0,1", "exp.planners=[EFREQ],[DP-LD]", f"results_dir={tmp_path}")
     assert r.returncode == 0, r.stderr
