@@ -29,6 +29,7 @@ def main(args: argparse.Namespace) -> int:
     from experiments.running.folders import REFERENCE_DIR
     from experiments.running.store import ResultStore
     from experiments.running.verify import (
+        TIE,
         difference_rows,
         format_differences,
         verify_experiment,
@@ -50,12 +51,14 @@ def main(args: argparse.Namespace) -> int:
     for name in names:
         diffs += verify_experiment(root / name, args.sample, args.seed, args.max_cell_s)
     bad = [d for d in diffs if not d.ok]
+    ties = sum(1 for d in diffs if d.ok and d.rule == TIE)
     cells = len({(d.experiment, d.cell_id) for d in diffs})
     if args.json:
         for row in difference_rows(diffs, show_all=args.all):
             print(json.dumps(row, default=str))
-        print(json.dumps({"cells": cells, "experiments": len(names), "agree": len(diffs) - len(bad), "differ": len(bad)}))
+        print(json.dumps({"cells": cells, "experiments": len(names), "agree": len(diffs) - len(bad), "ties": ties, "differ": len(bad)}))
         return 1 if bad else 0
     print(format_differences(diffs, show_all=args.all))
-    print(f"verified {cells} cells of {len(names)} experiment(s): {len(diffs) - len(bad)} comparisons agree, {len(bad)} differ")
+    print(f"verified {cells} cells of {len(names)} experiment(s): {len(diffs) - len(bad)} comparisons agree"
+          f"{f' ({ties} of them equal-cost plan ties)' if ties else ''}, {len(bad)} differ")
     return 1 if bad else 0

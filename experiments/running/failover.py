@@ -37,7 +37,7 @@ import pandas as pd
 
 from cep.errors import ConfigError
 from experiments.running.store import ResultStore, read_rows
-from experiments.running.verify import NEW, Difference, compare_cell
+from experiments.running.verify import NEW, TIE, Difference, compare_cell
 
 #: what the failover command sets itself
 OWN_KEYS = ("runner", "runner.master", "results_dir", "reference", "progress")
@@ -118,10 +118,11 @@ def compare_runs(local_dir: Path, cluster_dir: Path, ids: set[str]) -> list[Diff
 
 def deterministic_tally(diffs: list[Difference]) -> dict:
     """Counts of the deterministic comparisons (plans, statuses, metrics) and how many are identical; a
-    deterministic metric only one run has counts as a difference (both runs are the same code)."""
-    det = [d for d in diffs if d.rule in ("identical", NEW)]
+    deterministic metric only one run has counts as a difference (both runs are the same code), and so does
+    a plan that differs even at equal cost (both runs are on the same machine: no tie to excuse)."""
+    det = [d for d in diffs if d.rule in ("identical", NEW, TIE)]
     metrics = [d for d in det if d.metric not in ("plan", "status")]
-    bad = [d for d in det if not d.ok or d.rule == NEW]
+    bad = [d for d in det if not d.ok or d.rule in (NEW, TIE)]
     return {"cells": len({d.cell_id for d in diffs}), "plans_and_statuses": len(det) - len(metrics),
             "metric_values": len(metrics), "metric_names": sorted({d.metric.split("@")[0].split(":")[-1] for d in metrics}),
             "identical": len(det) - len(bad), "differ": bad}

@@ -54,12 +54,24 @@ def package_versions() -> dict[str, str | None]:
     return out
 
 
+def numpy_simd() -> list[str] | None:
+    """The SIMD extensions numpy dispatches its kernels to on this CPU (as ``numpy.show_runtime`` lists
+    them under ``found``).  Exact cost ties can break differently between levels (``X86_V3`` against
+    ``X86_V4``, AVX-512): see :mod:`experiments.running.verify`."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    except ImportError:
+        return None
+    return [f for f in __cpu_dispatch__ if __cpu_features__.get(f)]
+
+
 def machine() -> dict:
     return {
         "hostname": platform.node(),
         "platform": platform.platform(),
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
+        "numpy_simd": numpy_simd(),
     }
 
 

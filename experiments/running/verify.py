@@ -8,6 +8,14 @@ with their ratio, and never fail the check.  A deterministic metric the committe
 all (added to the registry after they were stored, such as ``latency_work_mean``) is shown as new and
 does not fail the check; one the committed rows have must be identical on the re-run.
 
+A plan that differs from the committed one while its cost (``plan_cost``) and every other deterministic
+metric of the cell are identical is an exact cost tie broken the other way, shown as such and not failed
+(:data:`TIE`).  Costs are sums and products of floats, and numpy dispatches its kernels to the CPU's SIMD
+level: on an AVX-512 machine (``X86_V4``) and an AVX2 one (``X86_V3``) two plans of equal cost can differ
+by a rounding unit in the other direction, so a planner or a search takes the other one of them
+(``numpy_simd`` in a run's ``metadata.json`` says which level it ran on; ``NPY_DISABLE_CPU_FEATURES``
+lowers it).  A different plan whose cost or counts differ, or a cell with no plan cost, still fails.
+
 Time-limited searches (``mcep_fig11``'s search-time sweep) stop wherever the clock says, so they
 cannot be re-run as such.  Their cells record the steps each component's search took
 (``search_replay_steps`` in the rows' ``params``, :mod:`experiments.exps.mcep_figs`); verify re-runs
@@ -31,6 +39,7 @@ from experiments.running.store import ResultStore
 
 SHOWN = "shown only"
 NEW = "new metric: not in the committed rows"
+TIE = "identical, or an equal-cost tie"
 
 
 @dataclass
@@ -107,11 +116,22 @@ def compare_cell(name: str, cid: str, spec: dict, committed: pd.DataFrame, rows:
     pid = spec["pattern_id"]
     alg = spec["algorithm"] if "algorithm" in spec else ",".join(spec.get("algorithms", []))
     c_plan, r_plan = _plans(committed), _plans(rows)
-    out = [Difference(name, cid, pid, alg, "plan", c_plan, r_plan, c_plan == r_plan, "identical")]
+    metrics = compare_metrics(name, cid, pid, alg, _by_metric(committed), _by_metric(rows))
     c_status = sorted(set(committed["status"]))
     r_status = sorted(set(rows["status"]))
-    out.append(Difference(name, cid, pid, alg, "status", ",".join(c_status), ",".join(r_status), c_status == r_status, "identical"))
-    return out + compare_metrics(name, cid, pid, alg, _by_metric(committed), _by_metric(rows))
+    status = Difference(name, cid, pid, alg, "status", ",".join(c_status), ",".join(r_status), c_status == r_status, "identical")
+    if c_plan == r_plan:
+        plan = Difference(name, cid, pid, alg, "plan", c_plan, r_plan, True, "identical")
+    else:
+        plan = Difference(name, cid, pid, alg, "plan", c_plan, r_plan, status.ok and is_tie(metrics), TIE)
+    return [plan, status, *metrics]
+
+
+def is_tie(metrics: list[Difference]) -> bool:
+    """Whether a cell whose plan differs is a cost tie (the module docstring): it has a plan cost, and every
+    deterministic metric the committed rows have is identical on the re-run."""
+    checked = [d for d in metrics if d.rule == "identical"]
+    return any(_metric(d.metric) == "plan_cost" for d in checked) and all(d.ok for d in checked)
 
 
 def compare_metrics(name: str, cid: str, pid: str, alg: str, cv: dict, rv: dict) -> list[Difference]:
@@ -164,13 +184,15 @@ def _by_metric(rows: pd.DataFrame) -> dict:
 
 def difference_rows(diffs: list[Difference], show_all: bool = False) -> list[dict]:
     """The comparisons to show (all with ``show_all``; else the differences and the measured values), one
-    dict each, with ``result``: ``ok``, ``DIFFERS`` or ``measured x<rerun over committed>``."""
+    dict each, with ``result``: ``ok``, ``DIFFERS``, ``tie: equal cost`` or ``measured x<rerun over committed>``."""
     out = []
     for d in diffs:
-        if not (show_all or not d.ok or d.rule in (SHOWN, NEW)):
+        if not (show_all or not d.ok or d.rule in (SHOWN, NEW, TIE)):
             continue
         if d.rule == NEW:
             result = "new metric"
+        elif d.rule == TIE:
+            result = "tie: equal cost" if d.ok else "DIFFERS"
         elif d.rule == SHOWN:
             a, b = d.committed, d.rerun
             numeric = isinstance(a, float) and isinstance(b, float) and a and not math.isnan(a) and not math.isnan(b)

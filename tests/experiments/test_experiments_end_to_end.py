@@ -164,6 +164,9 @@ def test_dataset_override_selects_the_data_and_metadata_records_it(tmp_path):
     assert list(meta["datasets"]) == ["traffic"]
     assert meta["datasets"]["traffic"]["path"] == str(REPO / "data/traffic/aarhus_traffic_week.parquet")
     assert len(meta["datasets"]["traffic"]["sha256"]) == 64
+    import numpy as np  # the SIMD level numpy dispatched to, which decides how exact cost ties break (verify)
+
+    assert meta["machine"]["numpy_simd"] and set(meta["machine"]["numpy_simd"]) <= set(np._core._multiarray_umath.__cpu_dispatch__)
 
     import shutil
 

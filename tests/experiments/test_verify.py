@@ -69,3 +69,47 @@ def test_ci_verifies_with_a_cap():
     ci = (Path(__file__).resolve().parents[2] / ".ci" / "run").read_text()
     verify = [line for line in ci.splitlines() if "-m experiments verify" in line and not line.startswith("#")]
     assert verify and all("--max-cell-s" in line for line in verify)
+
+
+# ---- a different plan: an equal-cost tie, or a failure ----------------------------------------------------
+def _cell_rows(plan: str, cost: float, matches: float):
+    import pandas as pd
+
+    return pd.DataFrame({"algorithm": ["DP-B"] * 3, "plan": [plan] * 3, "status": ["ok"] * 3,
+                         "metric": ["plan_cost", "matches", "throughput_eps"], "value": [cost, matches, 1000.0]})
+
+
+def _plan_row(committed, rerun):
+    from experiments.running.verify import compare_cell
+
+    return _by(compare_cell("e", "c", {"pattern_id": "p", "algorithm": "DP-B"}, committed, rerun))["plan"]
+
+
+def test_another_plan_of_identical_cost_and_counts_is_a_tie_not_a_failure():
+    from experiments.running.verify import TIE, difference_rows
+
+    d = _plan_row(_cell_rows("(a, (b, c))", 12.5, 3), _cell_rows("((a, b), c)", 12.5, 3))
+    assert d.ok and d.rule == TIE
+    assert difference_rows([d])[0]["result"] == "tie: equal cost"  # shown even without --all
+
+
+def test_another_plan_whose_cost_or_counts_differ_fails():
+    for cost, matches in ((12.6, 3), (12.5, 4)):
+        d = _plan_row(_cell_rows("(a, (b, c))", 12.5, 3), _cell_rows("((a, b), c)", cost, matches))
+        assert not d.ok
+
+
+def test_another_plan_with_no_plan_cost_to_compare_fails():
+    c, r = _cell_rows("(a, (b, c))", 12.5, 3), _cell_rows("((a, b), c)", 12.5, 3)
+    c, r = c[c.metric != "plan_cost"], r[r.metric != "plan_cost"]
+    assert not _plan_row(c, r).ok
+
+
+def test_the_failover_check_counts_even_a_tie_as_a_difference():
+    """Both runs of the cluster check are on one machine: an equal-cost plan flip is not excused there."""
+    from experiments.running.failover import deterministic_tally
+    from experiments.running.verify import compare_cell
+
+    diffs = compare_cell("e", "c", {"pattern_id": "p", "algorithm": "DP-B"}, _cell_rows("(a, (b, c))", 12.5, 3),
+                         _cell_rows("((a, b), c)", 12.5, 3))
+    assert [d.metric for d in deterministic_tally(diffs)["differ"]] == ["plan"]
