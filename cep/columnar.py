@@ -2,9 +2,12 @@
 
 An :class:`EventColumns` holds a stream as arrays -- an event-type code and a timestamp per event,
 plus attribute columns -- instead of one :class:`cep.events.Event` object per event.  Positions are
-the row numbers ``0..n-1``, exactly as in :class:`cep.events.EventStream`.  Attribute columns are
-built on demand (``column``), so a stream of ``Event`` objects converts in one pass over types and
-timestamps and only the attributes a pattern mentions are ever extracted.
+the row numbers ``0..n-1``, exactly as in :class:`cep.events.EventStream`.  Every experiment stream is
+built as columns (read, replayed, generated, reshuffled: :mod:`experiments.data`); a column may be a
+:class:`Gather` of another stream's column (a replayed event carries its real event's values), read
+only when a consumer asks for it, so a stream holds codes, timestamps and the attributes its
+patterns read.  :meth:`EventColumns.to_events` is the one conversion to event objects, for the
+consumers that still take them.
 
 :func:`read_nasdaq_text_columns` decodes the eoddata minute format (``TICKER,YYYYMMDDhhmm,open,high,
 low,close,volume``) with pyarrow's CSV reader and numpy, about ten times faster than a row-by-row
@@ -20,7 +23,9 @@ from __future__ import annotations
 import math
 from calendar import timegm
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
+from collections import Counter
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -31,44 +36,89 @@ NASDAQ_COLUMNS = ("ticker", "timestamp", "open", "high", "low", "close", "volume
 STOCK_ATTRIBUTES = ("open", "high", "low", "close", "volume", "diff")
 
 
+@dataclass(frozen=True)
+class Gather:
+    """An attribute column that is ``values[index]``: the rows of another stream's column (a replay's
+    events carry their real events' values, a subset its stream's), gathered only when read."""
+
+    values: np.ndarray
+    index: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def take(self, rows) -> "Gather":
+        return Gather(self.values, self.index[rows])
+
+    def read(self, rows=None) -> np.ndarray:
+        return self.values[self.index if rows is None else self.index[rows]]
+
+
 class EventColumns:
     """A finite stream as columns.
 
     ``type_names[codes[i]]`` is the type of event ``i``, ``ts[i]`` its timestamp in seconds; attribute
-    columns come from ``column(name)``.  Either ``columns`` (numpy arrays, one value per event) or
-    ``events`` (the :class:`Event` objects, from which columns are extracted on demand) backs them.
+    ``name`` of the events is ``values(name)`` (numpy) or ``column(name)`` (Python values, as the
+    events held them).  A column is an array with one value per event, or a :class:`Gather` of another
+    stream's column, read on demand.  ``absent`` marks, per attribute, the events that lack it (a
+    stream whose types carry different attributes); an attribute no event lacks has no mask.
+
+    The arrays are shared, not copied, between a stream and the streams made from it (:meth:`take`,
+    :meth:`slice`, :meth:`recoded`): treat them as read-only.
     """
 
     def __init__(
         self,
         type_names: Sequence[str],
-        codes: np.ndarray,
-        ts: np.ndarray,
+        codes,
+        ts,
         *,
-        columns: dict[str, np.ndarray] | None = None,
-        events: Sequence[Event] | None = None,
+        columns: Mapping[str, "np.ndarray | Gather"] | None = None,
+        absent: Mapping[str, np.ndarray] | None = None,
         source: str = "<memory>",
     ) -> None:
         self.type_names = list(type_names)
         self.codes = np.asarray(codes, dtype=np.int64)
         self.ts = np.asarray(ts, dtype=np.float64)
-        self._columns = dict(columns or {})
-        self._events = events
         self.source = source
+        n = len(self.ts)
+        if len(self.codes) != n:
+            raise ValueError(f"{source}: {len(self.codes)} type codes for {n} timestamps")
+        self._columns: dict[str, np.ndarray | Gather] = {}
+        for name, c in (columns or {}).items():
+            c = c if isinstance(c, Gather) else np.asarray(c)
+            if len(c) != n:
+                raise ValueError(f"{source}: column {name!r} has {len(c)} values for {n} events")
+            self._columns[name] = c
+        self._absent = {k: np.asarray(m, dtype=bool) for k, m in (absent or {}).items() if k in self._columns and np.any(m)}
+        self._first: np.ndarray | None = None
+        self._order: tuple[np.ndarray, np.ndarray] | None = None
 
     def __len__(self) -> int:
         return len(self.ts)
 
+    def __repr__(self) -> str:
+        return f"EventColumns({self.source!r}, {len(self)} events, {len(self.type_names)} types, attributes {list(self._columns)})"
+
     @property
     def attributes(self) -> tuple[str, ...]:
-        if self._events is not None:
-            return tuple(self._events[0].attrs) if len(self._events) else ()
         return tuple(self._columns)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the arrays the stream holds: codes, timestamps, attribute columns, the values and
+        indexes of gathered columns (each array counted once, however many columns share it)."""
+        arrays = [self.codes, self.ts, *self._absent.values()]
+        for c in self._columns.values():
+            arrays += [c.values, c.index] if isinstance(c, Gather) else [c]
+        return sum({id(a): a.nbytes for a in arrays}.values())
 
     # ---- construction ----------------------------------------------------------------------
     @classmethod
     def from_events(cls, events: Iterable[Event], source: str | None = None) -> "EventColumns":
-        """Columns of a sequence of events (positions are the order of iteration).
+        """Columns of a sequence of events (positions are the order of iteration); each attribute
+        column keeps the events' values exactly (float, int or bool arrays when every event's value
+        has that type, an object array otherwise).
 
         Raises :class:`StreamError` naming the event if a timestamp goes backwards."""
         evs = events.events if isinstance(events, EventStream) else list(events)
@@ -83,57 +133,194 @@ class EventColumns:
                 f"{src}: event {i} (type {evs[i].type!r}) has timestamp {evs[i].ts} earlier than the previous "
                 f"event's {evs[i - 1].ts}: timestamps must not go backwards"
             )
-        return cls(list(codes_of), codes, ts, events=evs, source=src)
+        names = list(getattr(events, "attributes", ()) or ())
+        for e in evs:
+            names += [a for a in e.attrs if a not in names]
+        columns, absent = {}, {}
+        for name in dict.fromkeys(names):
+            vals = [e.attrs.get(name, _ABSENT) for e in evs]
+            missing = np.fromiter((v is _ABSENT for v in vals), dtype=bool, count=len(vals))
+            columns[name] = exact_array([None if v is _ABSENT else v for v in vals] if missing.any() else vals, missing)
+            absent[name] = missing
+        return cls(list(codes_of), codes, ts, columns=columns, absent=absent, source=src)
 
-    # ---- access ----------------------------------------------------------------------------
-    def types(self) -> np.ndarray:
+    def take(self, rows, *, ts=None, source: str | None = None) -> "EventColumns":
+        """The events at ``rows`` (an index array, in stream order, or a slice) as a stream of their own,
+        positions from 0; ``ts`` gives them new timestamps.  Columns are shared: a gathered column
+        gathers through, an array column becomes a :class:`Gather` of it (a slice: a view)."""
+        rows = rows if isinstance(rows, slice) else np.asarray(rows, dtype=np.int64)
+        columns = {k: (c.take(rows) if isinstance(c, Gather) else c[rows] if isinstance(rows, slice) else Gather(c, rows))
+                   for k, c in self._columns.items()}
+        return EventColumns(self.type_names, self.codes[rows], self.ts[rows] if ts is None else ts, columns=columns,
+                            absent={k: m[rows] for k, m in self._absent.items()}, source=source or self.source)
+
+    def slice(self, a: int, b: int, source: str | None = None) -> "EventColumns":
+        """The events ``[a, b)`` (views of this stream's arrays)."""
+        return self.take(slice(a, b), source=source)
+
+    def select_types(self, types: Iterable[str], source: str | None = None) -> "EventColumns":
+        """The events of ``types``, in stream order."""
+        return self.take(self.rows_of_types(types), source=source)
+
+    def recoded(self, codes, type_names: Sequence[str] | None = None, source: str | None = None) -> "EventColumns":
+        """The same events with other type codes (of ``type_names``, default this stream's), every
+        column shared."""
+        return EventColumns(self.type_names if type_names is None else type_names, codes, self.ts, columns=self._columns,
+                            absent=self._absent, source=source or self.source)
+
+    # ---- types -------------------------------------------------------------------------------
+    def code_of(self, types: Iterable[str]) -> np.ndarray:
+        """The codes of ``types`` (types the stream does not know are left out)."""
+        index = {t: i for i, t in enumerate(self.type_names)}
+        return np.asarray([index[t] for t in types if t in index], dtype=np.int64)
+
+    def rows_of_types(self, types: Iterable[str]) -> np.ndarray:
+        """The positions of the events of ``types``, in stream order."""
+        wanted = np.zeros(max(len(self.type_names), 1), dtype=bool)
+        wanted[self.code_of(types)] = True
+        return np.flatnonzero(wanted[self.codes]) if len(self) else np.zeros(0, np.int64)
+
+    def type_per_event(self) -> np.ndarray:
         """The type name of every event (object array)."""
         return np.asarray(self.type_names, dtype=object)[self.codes] if len(self.type_names) else np.empty(0, object)
 
-    def column(self, name: str, rows: np.ndarray | None = None) -> list:
-        """Attribute ``name`` of the events at ``rows`` (all events by default), as a Python list.
+    def _first_positions(self) -> np.ndarray:
+        """Per code, the position of its first event (``len(self)`` for a code with none), scanning
+        the stream in blocks until every code present has been met."""
+        if self._first is None:
+            n, k = len(self), len(self.type_names)
+            first = np.full(k, n, dtype=np.int64)
+            todo = int((np.bincount(self.codes, minlength=k) > 0).sum()) if n else 0
+            a, block = 0, 1 << 14
+            while todo and a < n:
+                u, i = np.unique(self.codes[a:a + block], return_index=True)
+                new = first[u] == n
+                first[u[new]] = a + i[new]
+                todo -= int(new.sum())
+                a += block
+                block = min(block * 4, 1 << 22)
+            self._first = first
+        return self._first
 
-        Raises :class:`StreamError` naming the first event that lacks the attribute."""
-        idx = np.arange(len(self)) if rows is None else rows
-        if self._events is not None:
-            evs = self._events
-            try:
-                return [evs[i].attrs[name] for i in idx.tolist()]
-            except KeyError:
-                for i in idx.tolist():
-                    if name not in evs[i].attrs:
-                        raise StreamError(
-                            f"{self.source}: event {i} (type {evs[i].type!r}) has no attribute {name!r}; "
-                            f"it has {', '.join(evs[i].attrs) or 'none'}"
-                        ) from None
-                raise
+    @property
+    def types(self) -> list[str]:
+        """The event types in order of first appearance (as :attr:`EventStream.types`)."""
+        first = self._first_positions()
+        present = np.flatnonzero(first < len(self))
+        return [self.type_names[c] for c in present[np.argsort(first[present], kind="stable")]]
+
+    def type_counts(self) -> Counter:
+        """Events per type, types in order of first appearance (as :meth:`EventStream.type_counts`)."""
+        counts = np.bincount(self.codes, minlength=len(self.type_names)) if len(self) else np.zeros(len(self.type_names), np.int64)
+        index = {t: i for i, t in enumerate(self.type_names)}
+        return Counter({t: int(counts[index[t]]) for t in self.types})
+
+    def positions_by_type(self) -> dict[str, np.ndarray]:
+        """Every type's positions, in stream order (one stable sort of the codes, kept)."""
+        if self._order is None:
+            k = len(self.type_names)
+            small = self.codes.astype(np.int16) if k <= np.iinfo(np.int16).max else self.codes
+            order = np.argsort(small, kind="stable")
+            bounds = np.concatenate(([0], np.cumsum(np.bincount(self.codes, minlength=k))))
+            self._order = (order, bounds)
+        order, bounds = self._order
+        return {t: order[bounds[c]:bounds[c + 1]] for c, t in enumerate(self.type_names) if bounds[c + 1] > bounds[c]}
+
+    @property
+    def span_seconds(self) -> float:
+        """Time between the first and the last event (0 for fewer than two events)."""
+        return float(self.ts[-1] - self.ts[0]) if len(self) > 1 else 0.0
+
+    # ---- attributes --------------------------------------------------------------------------
+    def has(self, name: str) -> bool:
+        return name in self._columns
+
+    def values(self, name: str, rows=None) -> np.ndarray:
+        """Attribute ``name`` of the events at ``rows`` (all events by default) as a numpy array.
+
+        Raises :class:`StreamError` naming the first such event that lacks the attribute."""
         if name not in self._columns:
             raise StreamError(
                 f"{self.source}: no attribute {name!r}; the events have {', '.join(self._columns) or 'none'}"
             )
-        return self._columns[name][idx].tolist()
+        idx = None if rows is None else (rows if isinstance(rows, slice) else np.asarray(rows, dtype=np.int64))
+        absent = self._absent.get(name)
+        if absent is not None:
+            miss = np.flatnonzero(absent if idx is None else absent[idx])
+            if len(miss):
+                i = int(miss[0]) if idx is None else int(np.arange(len(self))[idx][miss[0]])
+                has = [a for a, c in self._columns.items() if not (a in self._absent and self._absent[a][i])]
+                raise StreamError(
+                    f"{self.source}: event {i} (type {self.type_names[self.codes[i]]!r}) has no attribute {name!r}; "
+                    f"it has {', '.join(has) or 'none'}"
+                )
+        c = self._columns[name]
+        if isinstance(c, Gather):
+            return c.read(idx)
+        return c if idx is None else c[idx]
+
+    def array(self, name: str) -> np.ndarray:
+        """Attribute ``name`` of every event as one array, events that lack it included (they hold 0,
+        or None in an object array: see :meth:`absent_masks`)."""
+        c = self._columns[name]
+        return c.read() if isinstance(c, Gather) else c
+
+    def absent_masks(self) -> dict[str, np.ndarray]:
+        """Per attribute some events lack: which ones."""
+        return dict(self._absent)
+
+    def column(self, name: str, rows=None) -> list:
+        """Attribute ``name`` of the events at ``rows`` (all events by default), as a Python list of
+        the values the events hold (see :meth:`values` for the errors)."""
+        return self.values(name, rows).tolist()
 
     def column_or_none(self, name: str) -> list:
         """Attribute ``name`` of every event, ``None`` where an event lacks it (``attrs.get``)."""
-        if self._events is not None:
-            return [e.attrs.get(name) for e in self._events]
         if name not in self._columns:
             return [None] * len(self)
-        return self._columns[name].tolist()
+        vals = self.array(name).tolist()
+        absent = self._absent.get(name)
+        if absent is not None:
+            for i in np.flatnonzero(absent).tolist():
+                vals[i] = None
+        return vals
 
+    # ---- objects -----------------------------------------------------------------------------
     def to_events(self) -> list[Event]:
-        """One :class:`Event` per row, positions set (for the brute-force matcher and tests)."""
-        if self._events is not None:
-            return [Event(e.type, e.ts, e.attrs, i) for i, e in enumerate(self._events)]
+        """One :class:`Event` per row, positions set: the conversion for consumers that still take
+        event objects (the brute-force matcher, the multi-pattern, trend and NEXT engines, tests)."""
         names = list(self._columns)
-        cols = [self._columns[c].tolist() for c in names]
-        types = self.types().tolist()
-        return [
-            Event(types[i], t, {c: col[i] for c, col in zip(names, cols)}, i) for i, t in enumerate(self.ts.tolist())
-        ]
+        cols = [self.column_or_none(c) for c in names]
+        absent = [self._absent.get(c) for c in names]
+        types = self.type_per_event().tolist()
+        out = []
+        for i, t in enumerate(self.ts.tolist()):
+            attrs = {c: col[i] for c, col, miss in zip(names, cols, absent) if miss is None or not miss[i]}
+            out.append(Event(types[i], t, attrs, i))
+        return out
 
     def to_stream(self) -> EventStream:
         return EventStream(self.to_events(), self.source, self.attributes)
+
+
+_ABSENT = object()
+
+
+def exact_array(values: list, absent: np.ndarray | None = None) -> np.ndarray:
+    """A numpy array whose ``tolist()`` gives back exactly ``values``: float64 when every value is a
+    Python float, int64 when every one is a Python int in range, bool when every one is a bool, an
+    object array otherwise (strings, mixed types).  Positions marked ``absent`` are ignored (and
+    hold 0, or None in an object array)."""
+    present = values if absent is None or not absent.any() else [v for v, m in zip(values, absent.tolist()) if not m]
+    kinds = {type(v) for v in present}
+    fill = {float: 0.0, int: 0, bool: False}
+    if len(kinds) == 1 and (kind := next(iter(kinds))) in fill:
+        vals = values if absent is None or not absent.any() else [fill[kind] if m else v for v, m in zip(values, absent.tolist())]
+        if kind is not int or all(-(2**63) <= v < 2**63 for v in present):
+            return np.asarray(vals, dtype={float: np.float64, int: np.int64, bool: bool}[kind])
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -192,7 +379,7 @@ def _fast_nasdaq(p: Path) -> EventColumns:
     columns = {c: table.column(c).to_numpy() for c in NASDAQ_COLUMNS[2:]}
     if not all(np.isfinite(v).all() for v in columns.values()):
         raise _FastPathRefused
-    columns["diff"] = _diff_by_type(columns["close"], codes)
+    columns["diff"] = diff_by_type(columns["close"], codes)
     return EventColumns(names, codes, ts, columns=columns, source=str(p))
 
 
@@ -218,7 +405,7 @@ def _minute_stamps_to_epoch(stamp: np.ndarray) -> np.ndarray | None:
     return (days * 86_400 + h * 3_600 + mi * 60).astype(np.float64)
 
 
-def _diff_by_type(close: np.ndarray, codes: np.ndarray) -> np.ndarray:
+def diff_by_type(close: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """``close`` minus the same type's previous ``close`` (0 for a type's first event)."""
     order = np.argsort(codes, kind="stable")
     c = close[order]
@@ -298,16 +485,22 @@ def nasdaq_rows(path: Path, skip: Callable[[str], None] | None = None) -> Iterat
 
 def _slow_nasdaq(p: Path) -> EventColumns:
     """Row-by-row decoding with the row-by-row reader's error messages (file, row, field)."""
+    return nasdaq_columns(nasdaq_rows(p), str(p))
+
+
+def nasdaq_columns(rows: Iterable[tuple[str, float, Sequence[float]]], source: str) -> EventColumns:
+    """The columns of decoded NASDAQ rows ``(ticker, timestamp, values)`` (:func:`nasdaq_rows`), with
+    ``diff`` the change of ``close`` since the ticker's previous row among them."""
     names: dict[str, int] = {}
     codes: list[int] = []
     tss: list[float] = []
     vals: list[list[float]] = [[] for _ in NASDAQ_COLUMNS[2:]]
-    for ticker, ts, values in nasdaq_rows(p):
+    for ticker, ts, values in rows:
         for k, v in enumerate(values):
             vals[k].append(v)
         codes.append(names.setdefault(ticker, len(names)))
         tss.append(ts)
     code_arr = np.asarray(codes, dtype=np.int64)
     columns = {c: np.asarray(v, dtype=np.float64) for c, v in zip(NASDAQ_COLUMNS[2:], vals)}
-    columns["diff"] = _diff_by_type(columns["close"], code_arr)
-    return EventColumns(list(names), code_arr, np.asarray(tss, dtype=np.float64), columns=columns, source=str(p))
+    columns["diff"] = diff_by_type(columns["close"], code_arr)
+    return EventColumns(list(names), code_arr, np.asarray(tss, dtype=np.float64), columns=columns, source=source)

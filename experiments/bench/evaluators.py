@@ -169,7 +169,6 @@ def most_frequent_types(dataset: str, k: int) -> list[str]:
 def run_sweep(args: argparse.Namespace) -> None:
     from algorithms.planning import plan_pattern
     from algorithms.registry import get_planner, planner_names
-    from cep.columnar import EventColumns
     from cep.pattern import Window
     from evaluators import evaluate
     from experiments.bench.planners import parse_sizes
@@ -188,8 +187,7 @@ def run_sweep(args: argparse.Namespace) -> None:
         print(f"{'dataset':<8} {'set':<5} {'n':>2} {'planner':<11} {'eval':<5} {'matches':>8} {'events/s':>10} {'peak PM':>9}  plan")
     for dataset in [d.strip() for d in args.datasets.split(",") if d.strip()]:
         types = most_frequent_types(dataset, args.types)
-        stream = load_dataset(dataset, types=types)
-        cols = EventColumns.from_events(stream)
+        stream = cols = load_dataset(dataset, types=types)
         for pset in sets:
             for size in sizes:
                 for index in range(args.per_size):

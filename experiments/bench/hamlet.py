@@ -92,16 +92,17 @@ def _inputs(args: argparse.Namespace, sc: dict):
 
         line = (f"hamlet_fig8 quick cell: ridesharing at {args.cell:,} events/min for {sc['minutes']} min, {sc['drivers']} drivers, "
                 f"{len(stream)} events, seed {args.seed}; windows of {sc['window_s']} s")
-        return stream, line, {k: parse_patterns(experiment_workload(spec(k), pool, stream)) for k in sizes}
+        workloads = {k: parse_patterns(experiment_workload(spec(k), pool, stream)) for k in sizes}
+        return stream.to_stream(), line, workloads  # the trend engines take event objects
     from experiments.data.ridesharing import generate_ridesharing
 
     stream = generate_ridesharing(args.events, seed=args.seed, travel_share=args.travel_share, burst_mean=args.burst_mean)
-    travel = sum(e.type == "Travel" for e in stream)
+    travel = stream.type_counts()["Travel"]
     window = int(stream.span_seconds) + 1
     line = (f"ridesharing window: {len(stream)} events over {stream.span_seconds:.1f} s, {travel / len(stream):.0%} Travel, "
             f"seed {args.seed}; one window of {window} s")
     # parsed before anything is printed: a bad --returns is the CLI's one-line error (exit 2)
-    return stream, line, {k: parse_patterns(sharing_workload(k, window_seconds=window, returns=args.returns)) for k in sizes}
+    return stream.to_stream(), line, {k: parse_patterns(sharing_workload(k, window_seconds=window, returns=args.returns)) for k in sizes}
 
 
 def _time(run, qs, stream, repeats: int, **options) -> tuple[float, object, str | None]:

@@ -69,7 +69,7 @@ def main(args: argparse.Namespace) -> int:
         if not isinstance(q, TrendQuery):
             raise PatternError(f"{args.queries}: pattern {i + 1} is not a trend aggregation query (RETURN ... PATTERN ... WITHIN ...)")
     path, fmt = resolve_data(args.data)
-    stream = read_events(path, format=fmt)
+    stream = read_events(path, format=fmt).to_stream()  # the trend engines take event objects
     options = {"max_trends": args.max_trends} if args.max_trends is not None and args.engine == "two-step" else {}
     res, metrics = measure(args.engine, queries, stream, memory=not args.no_memory, **options)
     header, rows = table(queries, res.rows())

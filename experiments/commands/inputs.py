@@ -36,12 +36,9 @@ def reject_trend_queries(patterns) -> None:
 
 def events_loader(path: Path, fmt: str):
     """A zero-argument callable that decodes the events file (called inside the timed span)."""
-    from cep.columnar import EventColumns, read_nasdaq_text_columns
     from experiments.data.readers import read_events
 
-    if fmt == "nasdaq-text":
-        return lambda: read_nasdaq_text_columns(path)
-    return lambda: EventColumns.from_events(read_events(path, format=fmt))
+    return lambda: read_events(path, format=fmt)
 
 
 def resolve_data(spec: str) -> tuple[Path, str]:

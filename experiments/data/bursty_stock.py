@@ -36,7 +36,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from cep.events import Event, EventStream
+from cep.columnar import EventColumns
+from experiments.data.timestamps import python_round
 from experiments.data.trend_pools import BURSTY_STOCK, ENDS, STARTS
 
 #: the paper's stock stream (HAMLET Section 5.1 / 5.2)
@@ -47,14 +48,13 @@ BURST_MEAN, POOL_SHARE, KLEENE_SHARE = 120.0, 0.5, 0.6
 
 
 @lru_cache(maxsize=1)
-def _bars() -> tuple[list[str], dict[str, list[dict]]]:
-    """The tickers (most bars first, then by name) and each ticker's bars' attributes in time order."""
+def _bars() -> tuple[list[str], EventColumns, dict[str, np.ndarray]]:
+    """The tickers (most bars first, then by name), the bars, and each ticker's bars (positions) in time order."""
     from experiments.data.datasets import load_dataset
 
-    bars: dict[str, list[dict]] = {}
-    for e in load_dataset("nasdaq"):
-        bars.setdefault(e.type, []).append(dict(e.attrs))
-    return sorted(bars, key=lambda t: (-len(bars[t]), t)), bars
+    bars = load_dataset("nasdaq")
+    rows = bars.positions_by_type()
+    return sorted(rows, key=lambda t: (-len(rows[t]), t)), bars, rows
 
 
 def _runs(rng: np.random.Generator, n: int, mean_k: float, mean_o: float) -> np.ndarray:
@@ -70,12 +70,12 @@ def _runs(rng: np.random.Generator, n: int, mean_k: float, mean_o: float) -> np.
 
 
 def bursty_stock_stream(events_per_minute: int, minutes: float, seed: int, *, burst_mean: float = BURST_MEAN,
-                        pool_share: float = POOL_SHARE, kleene_share: float = KLEENE_SHARE) -> tuple[EventStream, list[str]]:
-    """``events_per_minute * minutes`` events and the pool (Kleene type first), seeded."""
+                        pool_share: float = POOL_SHARE, kleene_share: float = KLEENE_SHARE) -> tuple[EventColumns, list[str]]:
+    """``events_per_minute * minutes`` events (columns) and the pool (Kleene type first), seeded."""
     if not (0 < pool_share <= 1 and 0 < kleene_share < 1 and burst_mean >= 1):
         raise ValueError(f"bursty stock stream: need 0 < pool_share <= 1, 0 < kleene_share < 1, burst_mean >= 1 "
                          f"(got {pool_share}, {kleene_share}, {burst_mean})")
-    tickers, bars = _bars()
+    tickers, bars, rows = _bars()
     rng = np.random.default_rng(seed)
     n = int(events_per_minute * minutes)
     frequent = tickers[:max(1 + STARTS + ENDS, 40)]
@@ -86,44 +86,33 @@ def bursty_stock_stream(events_per_minute: int, minutes: float, seed: int, *, bu
     kleene = _runs(rng, n_pool, burst_mean, burst_mean * (1 - kleene_share) / kleene_share)
     side = rng.integers(0, STARTS + ENDS, size=n_pool)
     background = rng.integers(0, len(others), size=n - n_pool) if others else np.zeros(n - n_pool, dtype=int)
-    types: list[str] = [""] * n
-    pi = bi = 0
-    for i in range(n):
-        if in_pool[i]:
-            types[i] = pool[0] if kleene[pi] else pool[1 + int(side[pi])]
-            pi += 1
-        else:
-            types[i] = others[int(background[bi])]
-            bi += 1
-    step = 60.0 / events_per_minute
-    seen: dict[str, int] = {}
-    out = []
-    for i, t in enumerate(types):
-        j = seen.get(t, 0)
-        seen[t] = j + 1
-        b = bars[t]
-        out.append(Event(t, round(i * step, 6), dict(b[j % len(b)])))
-    return EventStream(out, source=f"{NAME}-seed{seed}"), pool
+    names = [*pool, *others]  # codes: the pool (Kleene type first), then the other companies
+    codes = np.empty(n, dtype=np.int64)
+    codes[in_pool] = np.where(kleene == 1, 0, 1 + side)
+    codes[~in_pool] = len(pool) + background
+    # the j-th event of a ticker carries its (j mod bars)-th bar
+    order = np.argsort(codes, kind="stable")
+    per = np.bincount(codes, minlength=len(names))
+    start = np.concatenate(([0], np.cumsum(per)[:-1]))
+    j = np.empty(n, dtype=np.int64)
+    j[order] = np.arange(n) - np.repeat(start, per)
+    bar_rows = [rows[t] for t in names]
+    lengths = np.asarray([len(r) for r in bar_rows], dtype=np.int64)
+    offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    src = np.concatenate(bar_rows)[offsets[codes] + j % lengths[codes]]
+    ts = python_round(np.arange(n) * (60.0 / events_per_minute), 6)
+    return bars.take(src, ts=ts, source=f"{NAME}-seed{seed}").recoded(codes, names), pool
 
 
-def burst_statistics(stream, pool: list[str]) -> dict:
+def burst_statistics(stream: EventColumns, pool: list[str]) -> dict:
     """The stream's bursts of the pool's Kleene type (Definition 4.1: runs among the pool's events;
     other companies do not end a burst): their number and mean length, the events per minute, the
     companies, and the Kleene type's share of the pool's events."""
-    keep, kleene = set(pool), pool[0]
-    runs, total, pooled, last = 0, 0, 0, None
-    types = set()
-    for e in stream:
-        types.add(e.type)
-        if e.type not in keep:
-            continue
-        pooled += 1
-        if e.type == kleene:
-            total += 1
-            runs += last != kleene
-        last = e.type
+    from experiments.data.trend_streams import kleene_runs
+
+    runs, total, pooled = kleene_runs(stream, pool[0], pool)
     span = stream.span_seconds if len(stream) > 1 else 0.0
-    return {"companies": len(types), "events": len(stream),
+    return {"companies": len(stream.types), "events": len(stream),
             "events_per_minute": (len(stream) - 1) / span * 60.0 if span > 0 else float("nan"),
             "bursts": runs, "burst_mean": total / runs if runs else 0.0,
             "kleene_share_of_pool": total / pooled if pooled else 0.0}

@@ -20,7 +20,7 @@ from typing import Iterable, Mapping
 from omegaconf import OmegaConf
 
 from cep.errors import ConfigError, StreamError
-from cep.events import EventStream
+from cep.columnar import EventColumns
 from experiments.data.readers import ReadReport, read_events
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -98,8 +98,8 @@ def load_dataset(
     end: float | None = None,
     skip_bad_rows: bool = False,
     report: ReadReport | None = None,
-) -> EventStream:
-    """Read a dataset (name, config mapping or path) into an EventStream, optionally filtered."""
+) -> EventColumns:
+    """Read a dataset (name, config mapping or path) into columns, optionally filtered."""
     fmt = "auto"
     if isinstance(spec, Mapping):
         fmt = spec.get("format", "auto") or "auto"

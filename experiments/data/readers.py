@@ -1,4 +1,4 @@
-"""Readers of real event data into :class:`cep.EventStream` objects.
+"""Readers of real event data into :class:`cep.columnar.EventColumns` (columns, no event objects).
 
 Formats
   * NASDAQ minute text (eoddata style, as in OpenCEP's test files): headerless CSV rows
@@ -35,9 +35,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from cep.columnar import nasdaq_rows
+from cep.columnar import EventColumns, diff_by_type, exact_array, nasdaq_columns, nasdaq_rows, read_nasdaq_text_columns
 from cep.errors import StreamError
-from cep.events import Event, EventStream
 
 NASDAQ_FIELDS = ("ticker", "timestamp", "open", "high", "low", "close", "volume")
 STOCK_ATTRIBUTES = ("open", "high", "low", "close", "volume", "diff")
@@ -76,28 +75,27 @@ def read_nasdaq_text(
     skip_bad_rows: bool = False,
     types: Iterable[str] | None = None,
     report: ReadReport | None = None,
-) -> EventStream:
+) -> EventColumns:
     """Read the eoddata-style minute format (``TICKER,YYYYMMDDhhmm,open,high,low,close,volume``)."""
     p = Path(path)
     report = report if report is not None else ReadReport(str(p))
+    if not skip_bad_rows and types is None:
+        cols = read_nasdaq_text_columns(p)
+        report.rows_read += len(cols)
+        return cols
     keep = set(types) if types is not None else None
-    events: list[Event] = []
-    last_close: dict[str, float] = {}
 
     def skip(message: str) -> None:
         report.rows_read += 1
         report.skip(message)
 
-    for ticker, ts, values in nasdaq_rows(p, skip if skip_bad_rows else None):
-        report.rows_read += 1
-        if keep is not None and ticker not in keep:
-            continue
-        ev = Event(ticker, ts, dict(zip(NASDAQ_FIELDS[2:], values)))
-        prev = last_close.get(ticker)
-        ev.attrs["diff"] = 0.0 if prev is None else ev.attrs["close"] - prev
-        last_close[ticker] = ev.attrs["close"]
-        events.append(ev)
-    return EventStream(events, str(p), STOCK_ATTRIBUTES)
+    def rows():
+        for ticker, ts, values in nasdaq_rows(p, skip if skip_bad_rows else None):
+            report.rows_read += 1
+            if keep is None or ticker in keep:
+                yield ticker, ts, values
+
+    return nasdaq_columns(rows(), str(p))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -152,25 +150,20 @@ def _check_order(ts: np.ndarray, source: str, name: str, skip_bad_rows: bool, re
     return np.asarray(keep, dtype=np.int64)
 
 
-def _table_events(
-    types: Sequence[str], ts: np.ndarray, columns: dict[str, np.ndarray], diffs: dict[str, str]
-) -> list[Event]:
-    """Build events; ``diffs`` maps a derived attribute to the base attribute it differences per type."""
-    names = list(columns)
-    cols = [columns[n].tolist() for n in names]
-    last: dict[tuple[str, str], float] = {}
-    out: list[Event] = []
-    tsl = ts.tolist()
-    for i, t in enumerate(types):
-        attrs = {n: c[i] for n, c in zip(names, cols)}
-        for d, base in diffs.items():
-            prev = last.get((t, base))
-            v = attrs[base]
-            attrs[d] = 0.0 if prev is None else v - prev
-        for base in set(diffs.values()):
-            last[(t, base)] = attrs[base]
-        out.append(Event(t, tsl[i], attrs))
-    return out
+def _table_columns(types: np.ndarray, ts: np.ndarray, columns: dict[str, np.ndarray], diffs: dict[str, str], source: str,
+                   aliases: dict[str, str] | None = None) -> EventColumns:
+    """The events' columns, types coded in order of first appearance; ``diffs`` maps a derived
+    attribute to the base attribute it differences per type (0 for a type's first event), ``aliases``
+    an attribute to the one whose values it shares."""
+    import pandas as pd
+
+    codes, names = pd.factorize(types, sort=False)
+    cols = dict(columns)
+    for d, base in diffs.items():
+        cols[d] = diff_by_type(columns[base], codes)
+    for a, same in (aliases or {}).items():
+        cols[a] = cols[same]
+    return EventColumns([str(t) for t in names], codes.astype(np.int64), ts, columns=cols, source=source)
 
 
 def _read_filtered(path: Path, columns: list[str], filters) -> pa.Table:
@@ -204,7 +197,7 @@ def read_nasdaq_parquet(
     end: float | None = None,
     skip_bad_rows: bool = False,
     report: ReadReport | None = None,
-) -> EventStream:
+) -> EventColumns:
     """Read the NASDAQ 5-minute Parquet; ``types`` selects tickers, ``start``/``end`` a time range (s)."""
     p = Path(path)
     report = report if report is not None else ReadReport(str(p))
@@ -218,7 +211,7 @@ def read_nasdaq_parquet(
     tickers = pc.cast(table.column("ticker"), pa.string()).to_numpy(zero_copy_only=False)[keep]
     cols = {c: table.column(c).to_numpy(zero_copy_only=False)[keep].astype(np.float64) for c in STOCK_ATTRIBUTES[:-1]}
     _check_finite(cols, keep, str(p), skip_bad_rows, report)
-    return EventStream(_table_events(tickers.tolist(), ts[keep], cols, {"diff": "close"}), str(p), STOCK_ATTRIBUTES)
+    return _table_columns(tickers, ts[keep], cols, {"diff": "close"}, str(p))
 
 
 def _check_finite(cols: dict[str, np.ndarray], keep: np.ndarray, source: str, skip: bool, report: ReadReport) -> None:
@@ -243,7 +236,7 @@ def read_traffic_parquet(
     end: float | None = None,
     skip_bad_rows: bool = False,
     report: ReadReport | None = None,
-) -> EventStream:
+) -> EventColumns:
     """Read the Aarhus traffic Parquet; ``types`` selects report ids (as strings)."""
     p = Path(path)
     report = report if report is not None else ReadReport(str(p))
@@ -261,12 +254,8 @@ def read_traffic_parquet(
     ids = table.column("report_id").to_numpy(zero_copy_only=False)[keep].astype(str)
     cols = {c: table.column(c).to_numpy(zero_copy_only=False)[keep].astype(np.float64) for c in ("avg_speed", "vehicle_count")}
     _check_finite(cols, keep, str(p), skip_bad_rows, report)
-    events = _table_events(
-        ids.tolist(), ts[keep], cols, {"avg_speed_diff": "avg_speed", "vehicle_count_diff": "vehicle_count"}
-    )
-    for e in events:
-        e.attrs["diff"] = e.attrs["avg_speed_diff"]
-    return EventStream(events, str(p), TRAFFIC_ATTRIBUTES)
+    return _table_columns(ids, ts[keep], cols, {"avg_speed_diff": "avg_speed", "vehicle_count_diff": "vehicle_count"}, str(p),
+                          aliases={"diff": "avg_speed_diff"})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -280,7 +269,7 @@ def read_generic(
     types: Iterable[str] | None = None,
     skip_bad_rows: bool = False,
     report: ReadReport | None = None,
-) -> EventStream:
+) -> EventColumns:
     """CSV (with a header row) or Parquet with a type column and a timestamp column (seconds or
     ISO-8601 text); every other column becomes an attribute (numbers where they parse)."""
     import pandas as pd
@@ -305,7 +294,9 @@ def read_generic(
             raise StreamError(f"{p}: no column {col!r}; columns are {', '.join(map(str, df.columns))}")
     report.rows_read += len(df)
     attr_cols = [c for c in df.columns if c not in (type_column, ts_column)]
-    events: list[Event] = []
+    etypes: list[str] = []
+    stamps: list[float] = []
+    values: list[list] = [[] for _ in attr_cols]
     keep = set(types) if types is not None else None
     last = -math.inf
     for i, row in enumerate(df.itertuples(index=False, name=None)):
@@ -316,7 +307,7 @@ def read_generic(
             if not etype:
                 raise ValueError(f"field {type_column}: empty")
             ts = _generic_ts(rec[ts_column], ts_column)
-            attrs = {c: _generic_value(rec[c], c) for c in attr_cols}
+            attrs = [_generic_value(rec[c], c) for c in attr_cols]
         except ValueError as e:
             msg = f"{p}: row {rowno}: {e}"
             if skip_bad_rows:
@@ -331,8 +322,15 @@ def read_generic(
             raise StreamError(msg)
         last = ts
         if keep is None or etype in keep:
-            events.append(Event(etype, ts, attrs))
-    return EventStream(events, str(p), tuple(attr_cols))
+            etypes.append(etype)
+            stamps.append(ts)
+            for col, v in zip(values, attrs):
+                col.append(v)
+    import pandas as pd
+
+    codes, names = pd.factorize(np.asarray(etypes, dtype=object), sort=False)
+    return EventColumns(list(names), codes, np.asarray(stamps, dtype=np.float64),
+                        columns={c: exact_array(v) for c, v in zip(attr_cols, values)}, source=str(p))
 
 
 def _generic_ts(v, name: str) -> float:
@@ -411,7 +409,7 @@ def read_events(
     ts_column: str = "ts",
     skip_bad_rows: bool = False,
     report: ReadReport | None = None,
-) -> EventStream:
+) -> EventColumns:
     """Read any supported events file (format sniffed from extension and content by default)."""
     fmt = sniff_format(path) if format == "auto" else format
     if fmt == "nasdaq-text":
@@ -427,5 +425,5 @@ def read_events(
     if start is not None or end is not None:
         lo = -math.inf if start is None else start
         hi = math.inf if end is None else end
-        s = EventStream([Event(e.type, e.ts, e.attrs) for e in s if lo <= e.ts < hi], s.source, s.attributes)
+        s = s.take(np.flatnonzero((s.ts >= lo) & (s.ts < hi)))
     return s

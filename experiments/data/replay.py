@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import asdict, dataclass
-from typing import Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 
+from cep.columnar import EventColumns, Gather
 from cep.errors import ConfigError
-from cep.events import Event, EventStream
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ class ReplaySpec:
 
 @dataclass(frozen=True)
 class Replayed:
-    stream: EventStream
+    stream: EventColumns
     rates: dict[str, float]  # the replay's rate of each type (events/s)
     cycles: dict[str, int]  # how many times each type's real sequence started over
 
@@ -86,49 +86,112 @@ def _rng(seed: int, t: str) -> np.random.Generator:
     return np.random.default_rng(int.from_bytes(digest[:8], "little"))
 
 
-def replay(stream: EventStream, types: Sequence[str], spec: ReplaySpec) -> Replayed:
+#: events per chunk of the merge that builds a replayed stream (bounds its temporary arrays)
+CHUNK_EVENTS = 1 << 21
+
+
+class ReplayPlan:
+    """A replay before any event is made: each type's rate and number of events (the first draw of its
+    own random numbers), and where its values come from.  :meth:`build` makes the stream of all the
+    pool's types or of some of them -- the events of a type do not depend on which other types are
+    built, and a subset's events are exactly the whole replay's events of those types, in the same
+    order -- and :meth:`live_seconds` the live time of the whole replay, from its timestamps alone."""
+
+    def __init__(self, raw: EventColumns, types: Sequence[str], spec: ReplaySpec) -> None:
+        rows = raw.positions_by_type()
+        empty = [t for t in types if t not in rows]
+        if empty:
+            raise ConfigError(f"replay: {raw.source} has no events of type {empty[0]!r}")
+        self.raw, self.spec = raw, spec
+        self.real = {t: rows[t] for t in types}  # each type's real events (positions in raw), in order
+        self.ranked = sorted(types, key=lambda t: (len(self.real[t]), t))  # rarest real type first
+        self.rates = dict(zip(self.ranked, spec.rates(len(self.ranked)).tolist()))
+        self.counts = {t: int(_rng(spec.seed, t).poisson(self.rates[t] * spec.duration)) for t in self.ranked}
+        self.cycles = {t: (n - 1) // len(self.real[t]) if n else 0 for t, n in self.counts.items()}
+
+    @property
+    def events(self) -> int:
+        return sum(self.counts.values())
+
+    def times(self, t: str) -> np.ndarray:
+        """The timestamps of type ``t``'s events, sorted: Poisson arrivals over the replay (given their
+        number, uniform), rounded to the microsecond."""
+        rng = _rng(self.spec.seed, t)
+        n = int(rng.poisson(self.rates[t] * self.spec.duration))
+        return np.round(np.sort(rng.uniform(0.0, self.spec.duration, n)), 6)
+
+    def build(self, types: Iterable[str] | None = None, *, chunk_events: int = CHUNK_EVENTS) -> EventColumns:
+        """The replayed stream of ``types`` (default: the whole pool), merged in chunks of about
+        ``chunk_events`` events.  Events are ordered by timestamp, then by the rank of their type, then
+        by their order within the type; the ``k``-th event of a type carries its ``k % len(real)``-th
+        real event's values (a :class:`Gather` of the raw columns, read only when asked for)."""
+        want = set(self.ranked if types is None else types)
+        chosen = [(c, t) for c, t in enumerate(self.ranked) if t in want]
+        times = [self.times(t) for _, t in chosen]
+        total = sum(map(len, times))
+        pieces = max(1, -(-total // max(1, chunk_events)))
+        edges = np.linspace(0.0, self.spec.duration, pieces + 1)
+        edges[-1] = np.inf
+        bounds = [np.searchsorted(x, edges, side="left") for x in times]
+        real_rows = np.concatenate([self.real[t] for _, t in chosen]) if chosen else np.zeros(0, np.int64)
+        real_len = np.asarray([len(self.real[t]) for _, t in chosen], dtype=np.int64)
+        real_off = np.concatenate(([0], np.cumsum(real_len)[:-1])).astype(np.int64)
+        index_type = np.int32 if len(self.raw) < 2**31 else np.int64
+        codes = np.empty(total, dtype=np.int64)
+        ts = np.empty(total, dtype=np.float64)
+        src = np.empty(total, dtype=index_type)
+        out = 0
+        for j in range(pieces):
+            parts = [(i, b[j], b[j + 1]) for i, b in enumerate(bounds) if b[j + 1] > b[j]]
+            if not parts:
+                continue
+            x = np.concatenate([times[i][lo:hi] for i, lo, hi in parts])
+            which = np.concatenate([np.full(hi - lo, i, dtype=np.int64) for i, lo, hi in parts])
+            k = np.concatenate([np.arange(lo, hi, dtype=np.int64) for _, lo, hi in parts])
+            order = np.argsort(x, kind="stable")  # ties: the pieces are in rank order, each in its own order
+            which, k = which[order], k[order]
+            m = len(x)
+            ts[out:out + m] = x[order]
+            codes[out:out + m] = np.asarray([c for c, _ in chosen], dtype=np.int64)[which]
+            src[out:out + m] = real_rows[real_off[which] + k % real_len[which]]
+            out += m
+        columns = {name: Gather(self.raw.array(name), src) for name in self.raw.attributes}
+        absent = {name: m[src] for name, m in self.raw.absent_masks().items()}
+        return EventColumns(self.ranked, codes, ts, columns=columns, absent=absent, source=f"{self.raw.source} replayed")
+
+    def live_seconds(self, gap_limit: float) -> float:
+        """The live time (:func:`experiments.data.statistics.live_seconds`) of the whole replayed
+        stream, computed from the timestamps of every type without building the stream."""
+        from experiments.data.statistics import live_seconds
+
+        ts = np.empty(self.events, dtype=np.float64)
+        at = 0
+        for t in self.ranked:
+            x = self.times(t)
+            ts[at:at + len(x)] = x
+            at += len(x)
+        ts.sort()
+        return live_seconds(ts, gap_limit)
+
+
+def replay(stream: EventColumns, types: Sequence[str], spec: ReplaySpec) -> Replayed:
     """Replay the events of ``types`` (the pool) from ``stream`` as the module docstring says."""
-    by_type: dict[str, list[Event]] = {t: [] for t in types}
-    for e in stream:
-        if e.type in by_type:
-            by_type[e.type].append(e)
-    empty = [t for t, evs in by_type.items() if not evs]
-    if empty:
-        raise ConfigError(f"replay: {stream.source} has no events of type {empty[0]!r}")
-    ranked = sorted(types, key=lambda t: (len(by_type[t]), t))  # rarest real type first
-    rates = dict(zip(ranked, spec.rates(len(ranked)).tolist()))
-    rank = {t: i for i, t in enumerate(ranked)}
-    rows: list[tuple[float, int, int, Event]] = []
-    cycles = {}
-    for t in ranked:
-        rng = _rng(spec.seed, t)
-        n = int(rng.poisson(rates[t] * spec.duration))
-        ts = np.round(np.sort(rng.uniform(0.0, spec.duration, n)), 6)
-        real = by_type[t]
-        cycles[t] = (n - 1) // len(real) if n else 0
-        for k, x in enumerate(ts.tolist()):
-            rows.append((x, rank[t], k, real[k % len(real)]))
-    rows.sort(key=lambda r: (r[0], r[1], r[2]))
-    events = [Event(e.type, x, e.attrs) for x, _, _, e in rows]
-    attrs = stream.attributes
-    return Replayed(EventStream(events, f"{stream.source} replayed", attrs), rates, cycles)
+    plan = ReplayPlan(stream, types, spec)
+    return Replayed(plan.build(), plan.rates, plan.cycles)
 
 
-def events_per_window(stream: EventStream, types: Sequence[str], window_seconds: float) -> dict[str, float]:
+def events_per_window(stream: EventColumns, types: Sequence[str], window_seconds: float) -> dict[str, float]:
     """Per type: the mean number of its events in the window that ends at one of its events (what a
     partial match of that type sees)."""
-    ts_by: dict[str, list[float]] = {t: [] for t in types}
-    for e in stream:
-        if e.type in ts_by:
-            ts_by[e.type].append(e.ts)
+    rows = stream.positions_by_type()
     out = {}
-    for t, ts in ts_by.items():
-        a = np.asarray(ts)
+    for t in types:
+        a = stream.ts[rows[t]] if t in rows else np.zeros(0)
         out[t] = float(np.mean(np.arange(len(a)) - np.searchsorted(a, a - window_seconds, side="left") + 1)) if len(a) else 0.0
     return out
 
 
-def replay_regime(stream: EventStream, types: Sequence[str], window_seconds: float, rates: dict[str, float] | None = None) -> dict:
+def replay_regime(stream: EventColumns, types: Sequence[str], window_seconds: float, rates: dict[str, float] | None = None) -> dict:
     """The regime of a stream over a pool: events per type per window (min, median, max) and the
     ratio of the fastest to the slowest type's rate (measured over the stream when ``rates`` is
     not given)."""

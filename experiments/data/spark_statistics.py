@@ -30,30 +30,29 @@ import operator
 from functools import lru_cache
 from typing import Sequence
 
+import numpy as np
 import pandas as pd
 
+from cep.columnar import EventColumns
 from cep.conditions import ARITHMETIC_FUNCTIONS, COMPARISON_FUNCTIONS, Backend, Comparison, evaluate_comparison
-from cep.errors import StatisticsError
+from cep.errors import StatisticsError, StreamError
 from cep.events import EventStream
 from cep.pattern import Pattern, WindowKind
 from cep.statistics import Statistics
-from experiments.data.statistics import DEFAULT_MAX_PAIRS, ConditionGroup, condition_groups, live_gap_limit
+from experiments.data.statistics import DEFAULT_MAX_PAIRS, ConditionGroup, as_columns, condition_groups, live_gap_limit
 
 
-def stream_frame(stream: EventStream, attributes: Sequence[str]) -> pd.DataFrame:
+def stream_frame(stream: EventColumns | EventStream, attributes: Sequence[str]) -> pd.DataFrame:
     """The columns the job needs: position, type, timestamp and the named attributes."""
-    data = {
-        "pos": [e.pos for e in stream],
-        "type": [e.type for e in stream],
-        "ts": [float(e.ts) for e in stream],
-    }
+    cols = as_columns(stream)
+    data = {"pos": np.arange(len(cols), dtype=np.int64), "type": cols.type_per_event(), "ts": cols.ts}
     for a in attributes:
         try:
-            data[f"a__{a}"] = [float(e.attrs[a]) for e in stream]
-        except KeyError:
-            raise StatisticsError(f"{stream.source}: some events have no attribute {a!r}") from None
+            data[f"a__{a}"] = np.asarray(cols.values(a), dtype=np.float64)
+        except StreamError:
+            raise StatisticsError(f"{cols.source}: some events have no attribute {a!r}") from None
         except (TypeError, ValueError):
-            raise StatisticsError(f"{stream.source}: attribute {a!r} is not numeric") from None
+            raise StatisticsError(f"{cols.source}: attribute {a!r} is not numeric") from None
     return pd.DataFrame(data)
 
 
@@ -118,7 +117,7 @@ def _form_column(g: ConditionGroup):
 
 
 def compute_statistics_spark(
-    stream: EventStream,
+    stream: EventColumns | EventStream,
     patterns: Sequence[Pattern] = (),
     *,
     spark=None,
@@ -132,7 +131,7 @@ def compute_statistics_spark(
 
 
 def compute_workload_statistics_spark(
-    stream: EventStream,
+    stream: EventColumns | EventStream,
     patterns: Sequence[Pattern],
     *,
     spark=None,

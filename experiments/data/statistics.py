@@ -38,8 +38,9 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from cep.columnar import EventColumns
 from cep.conditions import ARITHMETIC_FUNCTIONS, Backend, Comparison, evaluate_comparison, selectivity_key
-from cep.errors import StatisticsError
+from cep.errors import StatisticsError, StreamError
 from cep.events import EventStream
 from cep.pattern import Pattern, Window, WindowKind
 from cep.statistics import Statistics
@@ -59,15 +60,23 @@ def live_seconds(ts: np.ndarray, gap_limit: float) -> float:
     return round(float(np.minimum(np.diff(ts), gap_limit).sum()), 6) if len(ts) > 1 else 0.0
 
 
-def arrival_rates(stream: EventStream, extra_types: Iterable[str] = (), gap_limit: float = float("inf")) -> dict[str, float]:
-    """Events per second of live time by type (see the module docstring)."""
-    ts = np.fromiter((e.ts for e in stream), dtype=np.float64, count=len(stream))
-    live = live_seconds(ts, gap_limit)
+def as_columns(stream: EventColumns | EventStream) -> EventColumns:
+    """The statistics read columns: a stream of event objects is converted once."""
+    return stream if isinstance(stream, EventColumns) else EventColumns.from_events(stream)
+
+
+def arrival_rates(stream: EventColumns | EventStream, extra_types: Iterable[str] = (), gap_limit: float = float("inf"),
+                  *, live: float | None = None) -> dict[str, float]:
+    """Events per second of live time by type (see the module docstring); ``live`` gives the live time
+    (of a whole stream of which ``stream`` holds some types, e.g.
+    :meth:`experiments.data.replay.ReplayPlan.live_seconds`) instead of measuring it on ``stream``."""
+    cols = as_columns(stream)
+    live = live_seconds(cols.ts, gap_limit) if live is None else live
     if live <= 0:
         raise StatisticsError(
-            f"{stream.source}: the stream spans {stream.span_seconds} seconds ({len(stream)} events); rates need a positive span"
+            f"{cols.source}: the stream spans {cols.span_seconds} seconds ({len(cols)} events); rates need a positive span"
         )
-    rates = {t: c / live for t, c in stream.type_counts().items()}
+    rates = {t: c / live for t, c in cols.type_counts().items()}
     for t in extra_types:
         rates.setdefault(t, 0.0)
     return rates
@@ -115,22 +124,16 @@ def condition_groups(patterns: Sequence[Pattern], *, per_pattern: bool = False) 
 
 
 class StreamColumns:
-    """Per-type numpy arrays (positions, window keys, attributes) built lazily from a stream."""
+    """Per-type numpy arrays (positions, window keys, attributes) of a stream's columns, kept as read."""
 
-    def __init__(self, stream: EventStream) -> None:
-        self.stream = stream
-        self._idx: dict[str, np.ndarray] = {}
+    def __init__(self, stream: EventColumns | EventStream) -> None:
+        self.stream = as_columns(stream)
+        self._by_type = self.stream.positions_by_type()
         self._attr: dict[tuple[str, str], np.ndarray] = {}
-        by_type: dict[str, list[int]] = defaultdict(list)
-        for e in stream:
-            by_type[e.type].append(e.pos)
-        self._by_type = by_type
-        self.ts = np.fromiter((e.ts for e in stream), dtype=np.float64, count=len(stream))
+        self.ts = self.stream.ts
 
     def positions(self, t: str) -> np.ndarray:
-        if t not in self._idx:
-            self._idx[t] = np.asarray(self._by_type.get(t, []), dtype=np.int64)
-        return self._idx[t]
+        return self._by_type.get(t, np.zeros(0, np.int64))
 
     def keys(self, t: str, kind: WindowKind) -> np.ndarray:
         pos = self.positions(t)
@@ -139,10 +142,9 @@ class StreamColumns:
     def attr(self, t: str, name: str) -> np.ndarray:
         k = (t, name)
         if k not in self._attr:
-            evs = self.stream.events
             try:
-                self._attr[k] = np.asarray([evs[i].attrs[name] for i in self.positions(t)], dtype=np.float64)
-            except KeyError:
+                self._attr[k] = np.asarray(self.stream.values(name, self.positions(t)), dtype=np.float64)
+            except StreamError:
                 raise StatisticsError(f"{self.stream.source}: events of type {t!r} have no attribute {name!r}") from None
             except (TypeError, ValueError):
                 raise StatisticsError(f"{self.stream.source}: attribute {name!r} of type {t!r} is not numeric") from None
@@ -206,36 +208,41 @@ def sample_pairs(xk, yk, limit: float, same_type: bool, max_pairs: int, seed: in
 
 
 def estimate_statistics(
-    stream: EventStream,
+    stream: EventColumns | EventStream,
     patterns: Sequence[Pattern] = (),
     *,
     max_pairs: int = DEFAULT_MAX_PAIRS,
     seed: int = 0,
+    live: float | None = None,
 ) -> Statistics:
     """Rates of every type in the stream (and in the patterns) and selectivities of the patterns'
-    conditions (keys shared across patterns), by the definitions of this module's docstring."""
-    return _estimate(stream, patterns, max_pairs, seed, per_pattern=False)[0]
+    conditions (keys shared across patterns), by the definitions of this module's docstring; ``live``
+    as in :func:`arrival_rates`."""
+    return _estimate(stream, patterns, max_pairs, seed, per_pattern=False, live=live)[0]
 
 
 def estimate_workload_statistics(
-    stream: EventStream,
+    stream: EventColumns | EventStream,
     patterns: Sequence[Pattern],
     *,
     max_pairs: int = DEFAULT_MAX_PAIRS,
     seed: int = 0,
+    live: float | None = None,
 ) -> list[Statistics]:
-    """One Statistics per pattern (shared rates, the pattern's own selectivities)."""
-    return _estimate(stream, patterns, max_pairs, seed, per_pattern=True)
+    """One Statistics per pattern (shared rates, the pattern's own selectivities).  A pattern's
+    selectivities read only the events of its own types, so a stream holding just those types gives
+    the whole stream's, when ``live`` gives the whole stream's live time for the rates."""
+    return _estimate(stream, patterns, max_pairs, seed, per_pattern=True, live=live)
 
 
-def _estimate(stream, patterns, max_pairs, seed, per_pattern):
-    rates = arrival_rates(stream, [t for p in patterns for t in p.event_types], live_gap_limit(patterns))
+def _estimate(stream, patterns, max_pairs, seed, per_pattern, live=None):
     cols = StreamColumns(stream)
+    rates = arrival_rates(cols.stream, [t for p in patterns for t in p.event_types], live_gap_limit(patterns), live=live)
     n_scopes = len(patterns) if per_pattern else 1
     sels: list[dict[str, float]] = [{} for _ in range(n_scopes)]
     for g in condition_groups(patterns, per_pattern=per_pattern):
         sels[g.scope][g.key] = _selectivity(cols, g.vtypes, g.conditions, g.window, max_pairs, seed)
-    return [Statistics(rates, s, source=stream.source) for s in sels]
+    return [Statistics(rates, s, source=cols.stream.source) for s in sels]
 
 
 def _selectivity(cols: StreamColumns, vtypes: Mapping[str, str], conds, window, max_pairs: int, seed: int) -> float:

@@ -12,7 +12,8 @@ Determinism: ``generate_stream(..., seed=s)`` gives identical streams for identi
 process; each type draws from its own child of ``numpy.random.SeedSequence(s)`` (spawned in sorted
 type order), so adding a type does not change the arrivals of the others.
 Timestamps are rounded to ``resolution`` seconds (default 1 ms); events with equal timestamps are
-ordered by type name, then by draw order.
+ordered by type name, then by draw order.  The stream is columns (:class:`cep.columnar.EventColumns`);
+a type without one of the attributes others carry lacks it (``absent``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from cep.events import Event, EventStream
+from cep.columnar import EventColumns
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,7 @@ def generate_stream(
     attributes: Mapping[str, Distribution] | None = None,
     start_time: float = 0.0,
     resolution: float = 0.001,
-) -> EventStream:
+) -> EventColumns:
     """A stream of ``duration`` seconds; ``types`` maps a type to a TypeSpec or just a rate.
 
     ``attributes`` gives default distributions for types without their own (default: ``x`` normal(0, 1),
@@ -122,7 +123,7 @@ def generate_stream(
             raise ValueError(f"rate of {t!r} must be >= 0")
     names = sorted(specs)
     children = np.random.SeedSequence(seed).spawn(len(names))
-    rows: list[tuple[float, str, int, dict]] = []
+    times, drawn = [], []
     for t, ss in zip(names, children):
         rng = np.random.default_rng(ss)
         spec = specs[t]
@@ -130,14 +131,22 @@ def generate_stream(
         if resolution:
             ts = np.round(ts / resolution) * resolution
         n = len(ts)
-        cols = {a: d.draw(rng, n) for a, d in (spec.attributes or default_attrs).items()}
+        cols = {a: np.asarray(d.draw(rng, n), dtype=np.float64) for a, d in (spec.attributes or default_attrs).items()}
         if spec.price_walk is not None:
             p0, step = spec.price_walk
             steps = rng.normal(0.0, step, n)
             price = p0 + np.cumsum(steps)
             cols["price"] = price
             cols["diff"] = np.concatenate([[0.0], np.diff(price)]) if n else price
-        for i in range(n):
-            rows.append((start_time + float(ts[i]), t, i, {a: float(c[i]) for a, c in cols.items()}))
-    rows.sort(key=lambda r: (r[0], r[1], r[2]))
-    return EventStream([Event(t, ts, attrs) for ts, t, _, attrs in rows], f"synthetic(seed={seed})")
+        times.append(start_time + ts)
+        drawn.append(cols)
+    x = np.concatenate(times) if times else np.zeros(0)
+    code = np.concatenate([np.full(len(ts), c, dtype=np.int64) for c, ts in enumerate(times)]) if times else np.zeros(0, np.int64)
+    order = np.argsort(x, kind="stable")  # ties: type names in order, each type's draws in order
+    attrs = list(dict.fromkeys(a for cols in drawn for a in cols))
+    columns, absent = {}, {}
+    for a in attrs:
+        values = np.concatenate([cols.get(a, np.zeros(len(ts))) for cols, ts in zip(drawn, times)])
+        columns[a] = values[order]
+        absent[a] = np.concatenate([np.full(len(ts), a not in cols) for cols, ts in zip(drawn, times)])[order]
+    return EventColumns(names, code[order], x[order], columns=columns, absent=absent, source=f"synthetic(seed={seed})")

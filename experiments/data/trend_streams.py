@@ -1,4 +1,4 @@
-"""The streams of the HAMLET experiments (HAMLET Section 5.1).
+"""The streams of the HAMLET experiments (HAMLET Section 5.1), as columns.
 
 Ridesharing is generated (:mod:`experiments.data.ridesharing`, seeded); ``nasdaq-bursty`` is the bundled stock
 values under an arrival process calibrated to the paper's bursts (:mod:`experiments.data.bursty_stock`).
@@ -11,19 +11,23 @@ data's order, with timestamps re-spaced to the cell's events per minute (the pap
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Sequence
 
-from cep.events import Event, EventStream
+import numpy as np
+
+from cep.columnar import EventColumns
+from experiments.data.timestamps import python_round
 from experiments.data.trend_pools import BURSTY_STOCK, ENDS, STARTS
 
 
 @lru_cache(maxsize=4)
-def _dataset(name: str):
+def _dataset(name: str) -> EventColumns:
     from experiments.data.datasets import load_dataset
 
     return load_dataset(name)
 
 
-def trend_stream(dataset: str, rate: int, minutes: float, seed: int, drivers: int) -> tuple[EventStream, list[str] | None]:
+def trend_stream(dataset: str, rate: int, minutes: float, seed: int, drivers: int) -> tuple[EventColumns, list[str] | None]:
     """``rate * minutes`` events of ``dataset`` at ``rate`` events per minute, and the pool of types
     (shared Kleene type first; ``None`` for ridesharing, whose Kleene type is ``Travel``)."""
     from experiments.data.ridesharing import generate_ridesharing
@@ -36,30 +40,28 @@ def trend_stream(dataset: str, rate: int, minutes: float, seed: int, drivers: in
 
         return bursty_stock_stream(rate, minutes, seed)
     data = _dataset(dataset)
-    counts: dict[str, int] = {}
-    for e in data:
-        counts[e.type] = counts.get(e.type, 0) + 1
+    counts = data.type_counts()
     ranked = sorted(counts, key=lambda t: (-counts[t], t))
     # a seed picks which of the frequent types form the pool
     off = (seed * (1 + STARTS + ENDS)) % max(1, len(ranked) - (1 + STARTS + ENDS))
     pool = ranked[off: off + 1 + STARTS + ENDS]
-    keep = set(pool)
-    chosen = [e for e in data if e.type in keep][:n]
-    step = 60.0 / rate
-    return EventStream([Event(e.type, round(i * step, 6), dict(e.attrs)) for i, e in enumerate(chosen)], source=f"{dataset}-pool"), pool
+    rows = data.rows_of_types(pool)[:n]
+    ts = python_round(np.arange(len(rows)) * (60.0 / rate), 6)
+    return data.take(rows, ts=ts, source=f"{dataset}-pool"), pool
 
 
-def burst_mean(stream, pool) -> float:
+def kleene_runs(stream: EventColumns, kleene: str, pool: Sequence[str] | None) -> tuple[int, int, int]:
+    """Among the events of ``pool`` (every event without one): the runs of ``kleene`` events with no
+    other event between (bursts, Definition 4.1), the ``kleene`` events, and the events counted."""
+    codes = stream.codes if pool is None else stream.codes[stream.rows_of_types(pool)]
+    k = stream.code_of([kleene])
+    is_k = codes == k[0] if len(k) else np.zeros(len(codes), dtype=bool)
+    runs = int(is_k[:1].sum() + (is_k[1:] & ~is_k[:-1]).sum())
+    return runs, int(is_k.sum()), len(codes)
+
+
+def burst_mean(stream: EventColumns, pool) -> float:
     """The mean length of a burst of the shared Kleene type (Definition 4.1): a run of its events with no
     other event of the pool between (``Travel`` among all events without a pool)."""
-    kleene = "Travel" if pool is None else pool[0]
-    keep = None if pool is None else set(pool)
-    runs, total, last = 0, 0, None
-    for e in stream:
-        if keep is not None and e.type not in keep:
-            continue
-        if e.type == kleene:
-            total += 1
-            runs += last != kleene
-        last = e.type
+    runs, total, _ = kleene_runs(stream, "Travel" if pool is None else pool[0], pool)
     return total / runs if runs else 0.0

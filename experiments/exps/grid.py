@@ -35,7 +35,7 @@ from cep.errors import ConfigError
 from cep.errors import EvaluationLimitError
 from cep.metrics import EVALUATION
 from cep.parser import parse_pattern
-from cep.pattern import SeqOrder, Strategy, Window
+from cep.pattern import SeqOrder, Strategy, Window, WindowKind
 from cep.statistics import Statistics
 from experiments.running import cells
 from experiments.data.datasets import dataset_family, experiment_datasets
@@ -190,28 +190,79 @@ def stream_spec(cfg: DictConfig, dcfg: dict, dset: DictConfig, pool: list[str]) 
     }
 
 
-def build_specs(cfg: DictConfig, dcfg: dict, spark=None) -> tuple[list[dict], dict]:
-    """The cell specifications of one dataset (a dataset config), and facts about what it ran on."""
+def dataset_patterns(cfg: DictConfig, dcfg: dict) -> tuple[dict, list]:
+    """The stream specification of one dataset's cells and their patterns, before calibration."""
+    exp = cfg.exp
+    dset = scale_settings(cfg, dcfg)
+    sspec = dataset_stream_spec(cfg, dcfg)
+    patterns = make_workload(
+        list(exp.pattern_sets), list(grid_setting(cfg, "sizes")), int(grid_setting(cfg, "patterns_per_size")), sspec["pool"],
+        Window.seconds(float(dset.window_seconds)), seed=int(cfg.seed), kleene_max=dset.get("kleene_max"),
+        seq_order=SeqOrder(exp.get("seq_order", "strict")),
+    )
+    return sspec, patterns
+
+
+def calibrated(cfg: DictConfig, patterns: list, stream) -> list:
+    """The patterns with their predicates calibrated on the stream (``exp.selectivity_range``): a
+    pattern's offsets read only its own types' events."""
+    sel_range = cfg.exp.get("selectivity_range", PAPER_REGIME["selectivities"])
+    if sel_range is None:
+        return patterns
+    from experiments.data.statistics import StreamColumns
+
+    return calibrate_selectivities(patterns, StreamColumns(stream).attr, tuple(sel_range), seed=int(cfg.seed))
+
+
+def pattern_size(p) -> int:
+    """The size a workload pattern was made with (its name is ``<set>-<size>-<index>``)."""
+    return int(p.name.rsplit("-", 2)[1])
+
+
+def pattern_specs(cfg: DictConfig, dataset: str, sspec: dict, p, st: Statistics, variants: Mapping[int, list],
+                  code: str | None) -> list[dict]:
+    """The cells of one calibrated pattern with its statistics: one per variant of its size
+    (:func:`cell_variants`: planner, alpha and strategy)."""
     from algorithms import planner_kind
 
     exp, scale = cfg.exp, cfg.scale
-    dataset = dcfg["name"]
-    dset = scale_settings(cfg, dcfg)
-    window = Window.seconds(float(dset.window_seconds))
-    sspec = dataset_stream_spec(cfg, dcfg)
+    planner_params = OmegaConf.to_container(exp.planner_params, resolve=True) if exp.get("planner_params") else {}
+    trimmed = Statistics({t: st.rates[t] for t in p.event_types}, dict(st.selectivities)).to_dict()
+    set_name, size, _ = p.name.rsplit("-", 2)
+    return [
+        {
+            "experiment": exp.name,
+            "dataset": {"name": dataset},
+            "stream": sspec,
+            "workload": set_name,
+            "size": int(size),
+            "pattern_id": p.name,
+            "pattern": str(p),
+            "stats": trimmed,
+            "algorithm": planner,
+            "alpha": float(alpha),
+            "strategy": strategy,
+            "partition_attribute": None,
+            "seed": int(cfg.seed),
+            "params": dict(planner_params.get(planner) or {}),
+            "evaluator": evaluator_for(exp, planner_kind(planner)),
+            "measure_memory": bool(exp.get("measure_memory", False)),
+            "max_partial_matches": int(scale.max_partial_matches),
+            "max_work": int(scale.max_work) if scale.get("max_work") else None,
+            "repeats": int(grid_setting(cfg, "repeats")),
+            "_code_version": code,
+        }
+        for planner, alpha, strategy in variants[int(size)]
+    ]
+
+
+def build_specs(cfg: DictConfig, dcfg: dict, spark=None) -> tuple[list[dict], dict]:
+    """The cell specifications of one dataset (a dataset config), and facts about what it ran on."""
+    scale = cfg.scale
+    sspec, patterns = dataset_patterns(cfg, dcfg)
     pool = sspec["pool"]
     stream = experiment_stream(sspec)
-    sizes = list(grid_setting(cfg, "sizes"))
-    per_size = int(grid_setting(cfg, "patterns_per_size"))
-    patterns = make_workload(
-        list(exp.pattern_sets), sizes, per_size, pool, window, seed=int(cfg.seed), kleene_max=dset.get("kleene_max"),
-        seq_order=SeqOrder(exp.get("seq_order", "strict")),
-    )
-    sel_range = exp.get("selectivity_range", PAPER_REGIME["selectivities"])
-    if sel_range is not None:
-        from experiments.data.statistics import StreamColumns
-
-        patterns = calibrate_selectivities(patterns, StreamColumns(stream).attr, tuple(sel_range), seed=int(cfg.seed))
+    patterns = calibrated(cfg, patterns, stream)
     max_pairs = int(scale.stats_max_pairs)
     if spark is not None:
         from experiments.data.spark_statistics import compute_workload_statistics_spark
@@ -221,39 +272,9 @@ def build_specs(cfg: DictConfig, dcfg: dict, spark=None) -> tuple[list[dict], di
         from experiments.data.statistics import estimate_workload_statistics
 
         stats = estimate_workload_statistics(stream, patterns, max_pairs=max_pairs, seed=int(cfg.seed))
-    planner_params = OmegaConf.to_container(exp.planner_params, resolve=True) if exp.get("planner_params") else {}
-    repeats = int(grid_setting(cfg, "repeats"))
-    specs = []
-    variants = {int(n): cell_variants(cfg, int(n)) for n in sizes}
     code = git_commit()
-    for p, st in zip(patterns, stats):
-        trimmed = Statistics({t: st.rates[t] for t in p.event_types}, dict(st.selectivities)).to_dict()
-        set_name, size, _ = p.name.rsplit("-", 2)
-        for planner, alpha, strategy in variants[int(size)]:
-            specs.append(
-                {
-                    "experiment": exp.name,
-                    "dataset": {"name": dataset},
-                    "stream": sspec,
-                    "workload": set_name,
-                    "size": int(size),
-                    "pattern_id": p.name,
-                    "pattern": str(p),
-                    "stats": trimmed,
-                    "algorithm": planner,
-                    "alpha": float(alpha),
-                    "strategy": strategy,
-                    "partition_attribute": None,
-                    "seed": int(cfg.seed),
-                    "params": dict(planner_params.get(planner) or {}),
-                    "evaluator": evaluator_for(exp, planner_kind(planner)),
-                    "measure_memory": bool(exp.get("measure_memory", False)),
-                    "max_partial_matches": int(scale.max_partial_matches),
-                    "max_work": int(scale.max_work) if scale.get("max_work") else None,
-                    "repeats": repeats,
-                    "_code_version": code,
-                }
-            )
+    variants = {int(n): cell_variants(cfg, int(n)) for n in grid_setting(cfg, "sizes")}
+    specs = [s for p, st in zip(patterns, stats) for s in pattern_specs(cfg, dcfg["name"], sspec, p, st, variants, code)]
     sels = [v for st in stats for v in st.selectivities.values()]
     facts = {
         **file_facts(dcfg),
@@ -261,13 +282,70 @@ def build_specs(cfg: DictConfig, dcfg: dict, spark=None) -> tuple[list[dict], di
         "slice_end": sspec["end"],
         "type_pool": pool,
         "replay": sspec["replay"],
-        **replay_regime(stream, pool, window.size),
+        **replay_regime(stream, pool, float(scale_settings(cfg, dcfg).window_seconds)),
         "selectivities": [min(sels), max(sels)] if sels else None,
         "paper_regime": PAPER_REGIME,
         "patterns": len(patterns),
         "cells": len(specs),
     }
     return specs, facts
+
+
+def sample_specs(cfg: DictConfig, sample: int, seed: int) -> tuple[int, list[dict]]:
+    """The number of cells of the run and a seeded random sample of ``sample`` of them -- the cells
+    ``random.Random(seed).sample(specs(cfg, ...), sample)`` picks, each exactly as :func:`specs` builds
+    it -- built from the events of the sampled patterns' types alone (what ``--estimate`` samples).
+
+    A pattern's calibration and selectivities read only its own types' events, and its rates are
+    counts over the whole stream's live time, which a replay gives from its timestamps
+    (:meth:`~experiments.data.replay.ReplayPlan.live_seconds`), so no whole stream is built.  The
+    statistics are the pandas reference's (with a Spark runner the run's come from the Spark job,
+    which samples pairs by their positions in the whole stream when a group has more than
+    ``stats_max_pairs``)."""
+    import random
+
+    from experiments.data.statistics import estimate_workload_statistics, live_gap_limit, live_seconds
+    from experiments.data.streams import replay_plan, stream_of_types
+
+    variants = {int(n): cell_variants(cfg, int(n)) for n in grid_setting(cfg, "sizes")}
+    cells = []  # (dataset config, stream spec, patterns, pattern index) of every cell, in the order specs() makes them
+    for dcfg in experiment_datasets(cfg):
+        sspec, patterns = dataset_patterns(cfg, dcfg)
+        for i, p in enumerate(patterns):
+            cells += [(dcfg, sspec, patterns, i)] * len(variants[pattern_size(p)])
+    picked = random.Random(seed).sample(range(len(cells)), min(sample, len(cells)))
+    code = git_commit()
+    built: dict[tuple[int, int], list[dict]] = {}
+    for dcfg, sspec, patterns, _ in {id(cells[k][2]): cells[k] for k in picked}.values():
+        wanted = sorted({cells[k][3] for k in picked if cells[k][2] is patterns})
+        chosen = [patterns[i] for i in wanted]
+        stream = stream_of_types(sspec, sorted({t for p in chosen for t in p.event_types}))
+        gap = live_gap_limit(patterns)
+        live = replay_plan(sspec).live_seconds(gap) if sspec.get("replay") else live_seconds(raw_stream(sspec).ts, gap)
+        chosen = calibrated(cfg, chosen, stream)
+        stats = estimate_workload_statistics(stream, chosen, max_pairs=int(cfg.scale.stats_max_pairs), seed=int(cfg.seed), live=live)
+        for i, p, st in zip(wanted, chosen, stats):
+            built[(id(patterns), i)] = pattern_specs(cfg, dcfg["name"], sspec, p, st, variants, code)
+    first = {}  # the index of each pattern's first cell
+    for k, (_, _, patterns, i) in enumerate(cells):
+        first.setdefault((id(patterns), i), k)
+    out = []
+    for k in picked:
+        key = (id(cells[k][2]), cells[k][3])
+        out.append(built[key][k - first[key]])
+    return len(cells), out
+
+
+def cell_stream_types(spec: Mapping) -> list[str] | None:
+    """The event types whose events decide a cell's evaluation -- its pattern's, when its window is a
+    time window and its strategy skip-till-any-match (no position, contiguity or selection order read
+    from other events) -- else None (the whole stream); no types for a cell that only plans."""
+    if not spec.get("evaluator"):
+        return []
+    p = cell_pattern(spec)
+    if p.window.kind is WindowKind.TIME and p.strategy is Strategy.ANY:
+        return sorted(p.event_types)
+    return None
 
 
 def dataset_stream_spec(cfg: DictConfig, dcfg: dict) -> dict:
@@ -339,9 +417,7 @@ class GridCell(cells.CellKind):
     ``measure_memory``, the bytes of its state metered in the first run."""
 
     def stream(self, spec: Mapping):
-        from experiments.data.streams import experiment_columns
-
-        return experiment_columns(spec["stream"]) if spec.get("evaluator") else None
+        return experiment_stream(spec["stream"]) if spec.get("evaluator") else None
 
     def workload(self, spec: Mapping, stream):
         return cell_pattern(spec)

@@ -148,11 +148,12 @@ class TrendCell(cells.CellKind):
         caps = {"two-step": {"max_trends": p["max_trends"]}, "sharon": {"max_work": p["sharon_max_work"]}, "greta": {"max_work": p.get("greta_max_work")}}
         options = {k: int(v) for k, v in caps.get(eng, {}).items() if v is not None}
         base = {"events": len(stream), "burst_mean": burst_mean(stream, pool)}
+        events = stream.to_stream()  # the trend engines take event objects (until they take columns)
         runs = []
         for r in range(int(p["repeats"])):
             t0 = time.perf_counter()
             try:
-                runs.append(measure(eng, queries, stream, memory=p["memory"] is True and r == 0,
+                runs.append(measure(eng, queries, events, memory=p["memory"] is True and r == 0,
                                     state_memory=p["memory"] == "state", **options))
             except EvaluationLimitError as e:
                 # a capped run is a bound: it processed e.processed events in this time (reporting/bounds.py)

@@ -31,11 +31,12 @@ when a drastic change in the statistics is detected".  The readings chosen here:
 from __future__ import annotations
 
 import time
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from cep.events import Event, EventStream
+import numpy as np
+
+from cep.columnar import EventColumns
 from cep.global_plans import GlobalPlan
 
 
@@ -53,22 +54,23 @@ class AdaptivePlan:
     decisions: list = field(default_factory=list)
 
 
-def window_events(stream: EventStream, a: int, b: int) -> EventStream:
+def window_events(stream: EventColumns, a: int, b: int) -> EventColumns:
     """The events ``[a, b)`` of ``stream`` as a stream of their own (positions from 0)."""
-    return EventStream([Event(e.type, e.ts, e.attrs) for e in stream.events[a:b]], "<window>")
+    return stream.slice(a, b, source="<window>")
 
 
-def window_statistics(stream: EventStream, patterns, a: int, b: int, *, seed: int):
+def window_statistics(stream: EventColumns, patterns, a: int, b: int, *, seed: int):
     """The workload statistics (one per pattern) estimated on the events ``[a, b)``."""
     from experiments.data.statistics import estimate_workload_statistics
 
     return estimate_workload_statistics(window_events(stream, a, b), patterns, seed=seed)
 
 
-def type_counts(stream: EventStream, a: int, b: int, types: Sequence[str]) -> list[int]:
+def type_counts(stream: EventColumns, a: int, b: int, types: Sequence[str]) -> list[int]:
     """The counts of ``types`` among the events ``[a, b)``, and of every other type pooled last."""
-    c = Counter(e.type for e in stream.events[a:b])
-    own = [c.get(t, 0) for t in types]
+    c = np.bincount(stream.codes[a:b], minlength=len(stream.type_names))
+    index = {t: i for i, t in enumerate(stream.type_names)}
+    own = [int(c[index[t]]) if t in index else 0 for t in types]
     return [*own, (b - a) - sum(own)]
 
 
@@ -101,14 +103,14 @@ def plan_cost(g: GlobalPlan, stats) -> float:
     return cost_multi(g, workload_models(g, stats))
 
 
-def adaptive_plan(stream: EventStream, patterns, *, drift_window: int, check_every: int, drift_alpha: float,
+def adaptive_plan(stream: EventColumns, patterns, *, drift_window: int, check_every: int, drift_alpha: float,
                   window_s: float, seed: int, budget: Mapping, adaptive: bool, planner: str = "SA-EDGE") -> AdaptivePlan:
     """The plan segments of the static or adaptive method (see the module docstring)."""
     from algorithms.multi import plan_workload
     from evaluators.multi.engine import switch_point
 
     n = len(stream)
-    ts = [e.ts for e in stream]
+    ts = stream.ts.tolist()
     types = sorted({t for p in patterns for t in p.event_types})
 
     def plan(a, b):

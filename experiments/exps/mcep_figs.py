@@ -192,12 +192,13 @@ class McepCell(cells.CellKind):
 
         (alg, p), = planned.items()
         params = spec["params"]
+        events = stream.to_stream()  # the multi-pattern runtime takes event objects (until it takes columns)
         runs = []
         t0 = time.perf_counter()
         try:
             for _ in range(int(params["repeats"])):
                 t0 = time.perf_counter()
-                runs.append(evaluate_workload(patterns, p.plan, stream, collect_matches=False, **_caps(params)).metrics)
+                runs.append(evaluate_workload(patterns, p.plan, events, collect_matches=False, **_caps(params)).metrics)
         except EvaluationLimitError as e:
             return {alg: cells.capped(e, len(stream), time.perf_counter() - t0)}
         return {alg: cells.Evaluated(cells.summarize(runs, ("throughput_eps", "matches", "events", "peak_partial_matches", "work")))}
@@ -251,7 +252,7 @@ class AdaptiveCell(McepCell):
         (alg, p), = planned.items()
         t0 = time.perf_counter()
         try:
-            m = evaluate_segments(patterns, p.plan, stream, **_caps(spec["params"])).metrics
+            m = evaluate_segments(patterns, p.plan, stream.to_stream(), **_caps(spec["params"])).metrics  # takes event objects
         except EvaluationLimitError as e:
             return {alg: cells.capped(e, len(stream), time.perf_counter() - t0)}
         return {alg: cells.Evaluated({"throughput_eps": m["throughput_eps"] if m["elapsed_s"] > 0 else None,

@@ -269,6 +269,7 @@ class MottoCell(cells.CellKind):
         """Every plan over the stream, ``repeats`` times in turns; a plan past a cap stops being run."""
         from evaluators.multi import evaluate_workload
 
+        events = stream.to_stream()  # the multi-pattern runtime takes event objects (until it takes columns)
         runs: dict[str, list] = {a: [] for a in planned}
         capped: dict[str, str] = {}
         for _ in range(int(spec["params"]["repeats"])):
@@ -277,7 +278,7 @@ class MottoCell(cells.CellKind):
                     continue
                 t0 = time.perf_counter()
                 try:
-                    runs[alg].append(evaluate_workload(patterns, p.plan, stream, collect_matches=False, **_caps(spec["params"])).metrics)
+                    runs[alg].append(evaluate_workload(patterns, p.plan, events, collect_matches=False, **_caps(spec["params"])).metrics)
                 except EvaluationLimitError as e:
                     capped[alg] = cells.capped(e, len(stream), time.perf_counter() - t0)
         return {alg: capped[alg] if alg in capped
@@ -356,7 +357,7 @@ class CoresCell(MottoCell):
         k = check_cores(p["cores"])
         (alg, planned_alg), = planned.items()
         gplan, part = planned_alg.plan
-        serial = evaluate_workload(patterns, gplan, stream, collect_matches=False, **_caps(p))  # the reference counts
+        serial = evaluate_workload(patterns, gplan, stream.to_stream(), collect_matches=False, **_caps(p))  # the reference counts (event objects)
         payloads = group_payloads(patterns, gplan, part, spec["stream"], **_caps(p))
         with cores_session(k, spec.get("spark_master")) as spark:
             run = run_parallel(spark, payloads, repeats=int(p["repeats"]))

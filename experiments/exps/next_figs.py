@@ -250,7 +250,8 @@ class DetectionCell(NextCell):
         from evaluators.next.engine import run_queries
 
         (alg, p), = planned.items()
-        runs = [run_queries(p.plan, stream, share=False, collect=False, measure=False) for _ in range(int(spec["params"]["repeats"]))]
+        events = stream.to_events()  # NEXT's engine takes event objects (until it takes columns)
+        runs = [run_queries(p.plan, events, share=False, collect=False, measure=False) for _ in range(int(spec["params"]["repeats"]))]
         detections = {r.detections for r in runs}
         assert len(detections) == 1, f"runs of the same queries detected different counts: {sorted(detections)}"
         cpu = statistics.median(r.total_cpu_s for r in runs)

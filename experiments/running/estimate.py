@@ -1,20 +1,31 @@
 """What a run will cost, before it runs: ``python -m experiments run +exp=X scale=S --estimate``.
 
-The experiment's cells are built as the run would build them (statistics included, timed), a seeded
-random sample of ``sample`` cells is run one at a time, each in a fresh process, and the CPU seconds of
+A seeded random sample of ``sample`` of the experiment's cells is built as the run would build them
+(statistics included, timed) and run one at a time, each in a fresh process, and the CPU seconds of
 each (user and system, the process and its children) are scaled to all the cells: the estimate of the
-run's CPU time is ``cells x mean`` with the Student-t 95% interval of the mean over the sample.  A
-cell's stream is built before its clock starts (a run's worker builds each stream once and shares it
-among its cells, :mod:`experiments.data.streams`).  A sampled cell still running ``timeout_s`` seconds
-after its stream was built is stopped; it counts the CPU seconds it had used by then, so the estimate
-is then a lower bound, and says so.  Whether the run fits: its CPU time over this machine's cores,
-against a day.  Nothing is stored.
+run's CPU time is ``cells x mean`` with the Student-t 95% interval of the mean over the sample.
+
+Nothing is built for the cells that are not sampled.  A kind that can pick its sample without
+building every cell (``sample_specs``: the JQPG grid, whose cells carry statistics) builds only the
+sampled patterns' events -- their calibration and selectivities read their own types' events, their
+rates the whole replay's live time, which the replay's timestamps give -- and the other kinds' cell
+specifications build nothing.  A sampled cell's process builds the events the cell reads before its
+clock starts (a run's worker builds each stream once and shares it among its cells,
+:mod:`experiments.data.streams`): the events of its pattern's types when its evaluation reads no other
+(``cell_stream_types``: a time window and skip-till-any-match), the whole stream otherwise.  Those are
+exactly the whole stream's events of those types, in the same order
+(:meth:`experiments.data.replay.ReplayPlan.build`); ``tests/experiments/test_estimate_streams.py``
+checks that a cell gives the same deterministic results on them as on the whole stream.
+
+A sampled cell still running ``timeout_s`` seconds after its stream was built is stopped; it counts
+the CPU seconds it had used by then, so the estimate is then a lower bound, and says so.  Whether the
+run fits: its CPU time over this machine's cores, against a day.  Nothing is stored.
 
 Before it builds anything, the estimate sizes the replayed streams from their specifications (the
-expected events of :meth:`~experiments.data.replay.ReplaySpec.expected_events`, at
-:data:`BYTES_PER_EVENT`): where the streams built in this process and in a sampled cell's would not fit
-in the memory available, it builds nothing, counts the cells from the configuration and says what the
-streams need (JQPG and MCEP at scale=paper: 13 to 62 million events a stream).
+expected events of :meth:`~experiments.data.replay.ReplaySpec.expected_events`): the timestamps of a
+whole replay read for the JQPG rates (:data:`TIMESTAMP_BYTES_PER_EVENT`), and the events each sampled
+cell builds (:data:`BYTES_PER_EVENT`).  Where they would not fit in the memory available, it builds
+nothing, counts the cells from the configuration and says what the streams need.
 """
 
 from __future__ import annotations
@@ -33,9 +44,12 @@ from typing import Mapping
 from scipy import stats as st
 
 DAY_S = 86_400.0
-#: peak memory per event of building a replayed stream (the events and the replay's sort): 750 B measured
-#: for a 1.27-million-event replay of the traffic pool on 2026-11-28
-BYTES_PER_EVENT = 750
+#: peak memory per event of building a replayed stream as columns and reading one attribute of it: 42.5 B
+#: measured for the 62.4-million-event paper-scale traffic replay (2.47 GiB) on 2026-12-07
+BYTES_PER_EVENT = 48
+#: peak memory per event of the live time of a whole replay, from its timestamps alone (the sorted
+#: timestamps and their gaps)
+TIMESTAMP_BYTES_PER_EVENT = 32
 
 
 @dataclass(frozen=True)
@@ -56,25 +70,27 @@ class Estimate:
     experiment: str
     scale: str
     cells: int
-    build_s: float  # building the cells (statistics included)
+    build_s: float  # building the cells (statistics included): all of them, or the sampled ones (build_all False)
     cpu_s: list[float] = field(default_factory=list)  # per sampled cell
     stopped: int = 0  # sampled cells stopped at the timeout (their time is a lower bound)
     cores: int = os.cpu_count() or 1
     streams: StreamSize | None = None  # None: streams not replayed (nothing to size)
+    build_all: bool = True  # build_s built every cell (else only the sampled ones: the run's own building not counted)
 
     @property
     def total_s(self) -> tuple[float, float, float]:
-        """The run's CPU seconds: the estimate and its 95% interval (building the cells included)."""
+        """The run's CPU seconds: the estimate and its 95% interval (building the cells included when
+        every cell was built)."""
+        base = self.build_s if self.build_all else 0.0
         k = len(self.cpu_s)
         if k == 0:
-            return self.build_s, self.build_s, self.build_s
+            return base, base, base
         m = sum(self.cpu_s) / k
         if k < 2:
-            return self.build_s + self.cells * m, math.nan, math.nan
+            return base + self.cells * m, math.nan, math.nan
         sd = math.sqrt(sum((x - m) ** 2 for x in self.cpu_s) / (k - 1))
         half = float(st.t.ppf(0.975, k - 1)) * sd / math.sqrt(k)
-        return (self.build_s + self.cells * m, self.build_s + self.cells * max(0.0, m - half),
-                self.build_s + self.cells * (m + half))
+        return (base + self.cells * m, base + self.cells * max(0.0, m - half), base + self.cells * (m + half))
 
     @property
     def fits_in_a_day(self) -> bool | None:
@@ -92,7 +108,8 @@ class Estimate:
     def as_dict(self) -> dict:
         total, lo, hi = self.total_s
         return {"experiment": self.experiment, "scale": self.scale, "cells": self.cells, "sampled": len(self.cpu_s),
-                "stopped_at_timeout": self.stopped, "build_s": self.build_s, "cell_cpu_s": self.cpu_s,
+                "stopped_at_timeout": self.stopped, "build_s": self.build_s, "built_every_cell": self.build_all,
+                "cell_cpu_s": self.cpu_s,
                 "cpu_s": total, "cpu_s_low": lo, "cpu_s_high": hi, "lower_bound": self.stopped > 0, "cores": self.cores,
                 "wall_s_on_this_machine": total / self.cores, "fits_in_a_day": self.fits_in_a_day,
                 "stream_events": None if self.streams is None else round(self.streams.events),
@@ -106,7 +123,7 @@ class Estimate:
             return "\n".join([
                 f"{self.experiment} at scale={self.scale}: {self.cells:,} cells (counted from the configuration)",
                 f"not sampled: its largest stream is {z.events:,.0f} events (expected); building it needs about "
-                f"{z.needed / 2**30:.1f} GiB ({BYTES_PER_EVENT} B per event), this machine has {z.available / 2**30:.1f} GiB available",
+                f"{z.needed / 2**30:.1f} GiB, this machine has {z.available / 2**30:.1f} GiB available",
                 "estimated CPU time: not known -- sample it on a machine with that much memory; "
                 "whether it fits in a day is not known",
             ])
@@ -114,7 +131,10 @@ class Estimate:
         bound = "at least " if self.stopped else ""
         ci = f" [{_hours(lo)}, {_hours(hi)}]" if math.isfinite(lo) else ""
         lines = [
-            f"{self.experiment} at scale={self.scale}: {self.cells:,} cells; building them took {self.build_s:.1f} s",
+            f"{self.experiment} at scale={self.scale}: {self.cells:,} cells; "
+            + (f"building them took {self.build_s:.1f} s" if self.build_all else
+               f"building the {len(self.cpu_s)} sampled took {self.build_s:.1f} s (the run's statistics over its "
+               "whole streams are not in the estimate)"),
             f"sampled {len(self.cpu_s)} cells: CPU per cell {', '.join(f'{x:.1f}' for x in self.cpu_s)} s"
             + (f" ({self.stopped} stopped at the timeout: lower bounds)" if self.stopped else ""),
             f"estimated CPU time: {bound}{_hours(total)}{ci} (95% interval of the mean cell)",
@@ -136,17 +156,20 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def _timed_cell(kind: str, spec: Mapping, conn) -> None:
-    """Run one cell in this (fresh) process: say when its stream is built (``ready``, with the CPU
-    seconds spent so far), then send back the cell's own CPU seconds."""
+def _timed_cell(kind: str, spec: Mapping, types: list[str] | None, conn) -> None:
+    """Run one cell in this (fresh) process: build the events it reads (``types``: those types' only,
+    None: the whole stream) and say so (``ready``, with the CPU seconds spent so far), then send back
+    the cell's own CPU seconds."""
     from experiments.exps import kind_module
 
     run_cell = kind_module(kind).run_cell
     if isinstance(spec.get("stream"), Mapping):  # a worker builds a stream once for all its cells
-        from experiments.data.streams import experiment_columns, experiment_stream
+        from experiments.data.streams import experiment_stream, install, stream_of_types
 
-        experiment_stream(spec["stream"])
-        experiment_columns(spec["stream"])
+        if types is None:
+            experiment_stream(spec["stream"])
+        elif types:
+            install(spec["stream"], stream_of_types(spec["stream"], types))
     t0 = _cpu()
     conn.send(("ready", t0))
     try:
@@ -167,13 +190,15 @@ def _process_cpu(pid: int) -> float | None:
         return None
 
 
-def time_cell(kind: str, spec: Mapping, timeout_s: float) -> tuple[float, bool]:
+def time_cell(kind: str, spec: Mapping, timeout_s: float, types: list[str] | None = None) -> tuple[float, bool]:
     """The CPU seconds of one cell run in a fresh process, and whether it was stopped at the timeout.
-    The clock starts once the cell's stream is built; a stopped cell counts the CPU it had used by then
-    (at least its share of the timeout on a loaded machine), a lower bound of what it needs."""
+    The clock starts once the events the cell reads (``types``, as :func:`_timed_cell`) are built; a
+    stopped cell counts the CPU it had used by then (at least its share of the timeout on a loaded
+    machine), a lower bound of what it needs; a cell whose process dies (out of memory) counts what it
+    had used when last seen, also a lower bound."""
     ctx = multiprocessing.get_context("spawn")
     recv, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_timed_cell, args=(kind, dict(spec), send), daemon=True)
+    proc = ctx.Process(target=_timed_cell, args=(kind, dict(spec), types, send), daemon=True)
     proc.start()
     send.close()
     try:
@@ -186,7 +211,11 @@ def time_cell(kind: str, spec: Mapping, timeout_s: float) -> tuple[float, bool]:
         return value, False
     ready_cpu = value
     if recv.poll(timeout_s):
-        _, cpu = recv.recv()
+        try:
+            _, cpu = recv.recv()
+        except EOFError:  # the process died while the cell ran
+            proc.join()
+            return 0.0, True
         proc.join()
         return cpu, False
     used = _process_cpu(proc.pid)
@@ -217,44 +246,60 @@ def stream_events(stream) -> float | None:
     return ReplaySpec(**{k: float(replay[k]) for k in keys if k in replay}).expected_events(len(stream["pool"]))
 
 
-def _sized(built_here: list, per_cell: list) -> StreamSize | None:
-    """The memory of the streams this process builds (``built_here``, all kept) and of the largest one
-    a sampled cell's process builds (``per_cell``), from their expected events."""
-    here = [e for e in map(stream_events, built_here) if e is not None]
-    cell = [e for e in map(stream_events, per_cell) if e is not None]
+def cell_events(stream, types: list[str] | None) -> float | None:
+    """The events a sampled cell's process builds of a replayed stream specification: those of
+    ``types`` (drawn by the replay's plan, nothing built) or, for None, the whole stream's expected
+    events (None for a stream that is not a replay)."""
+    if stream_events(stream) is None:
+        return None
+    if types is None:
+        return stream_events(stream)
+    from experiments.data.streams import replay_plan
+
+    counts = replay_plan(stream).counts
+    return float(sum(counts.get(t, 0) for t in types))
+
+
+def _sized(whole: list, cells: list[float | None]) -> StreamSize | None:
+    """The memory of the largest thing the estimate holds at once: the timestamps of one of the
+    ``whole`` streams (specifications whose live time this process reads) or the events one sampled
+    cell's process builds (``cells``: their numbers of events)."""
+    here = [e for e in map(stream_events, whole) if e is not None]
+    cell = [e for e in cells if e is not None]
     if not here and not cell:
         return None
-    largest = max(cell or here)
-    return StreamSize(largest, (sum(here) + largest) * BYTES_PER_EVENT, available_memory())
+    need = max([e * TIMESTAMP_BYTES_PER_EVENT for e in here] + [e * BYTES_PER_EVENT for e in cell])
+    return StreamSize(max(here + cell), need, available_memory())
 
 
 def estimate_run(cfg, out_dir, *, sample: int, seed: int, timeout_s: float, spark=None) -> Estimate:
-    """The estimate of the run of ``cfg`` (see the module docstring).  A kind whose cell specifications
-    build its streams here (``stream_specs``: JQPG's statistics) is sized before they are built; the
-    others' streams are sized from the specifications."""
+    """The estimate of the run of ``cfg`` (see the module docstring).  A kind that samples its own cells
+    (``sample_specs``) builds only what the sampled cells read, once its whole streams' timestamps are
+    sized (``stream_specs``); the others' cells are specified whole (nothing built) and sampled here.
+    The sampled cells' streams are sized before any of them is built.  ``spark`` is the run's session
+    for kinds that compute statistics while specifying every cell (``specs``)."""
     from experiments.exps import kind_module
 
     kind = cfg.exp.kind
     mod = kind_module(kind)
     name, scale = cfg.exp.name, str(cfg.scale.get("name", "?"))
-    builds_here = hasattr(mod, "stream_specs")
-    if builds_here:
-        streams = mod.stream_specs(cfg)
-        size = _sized(streams, streams)
-        if size is not None and not size.fits:
-            return Estimate(name, scale, mod.count_cells(cfg), 0.0, streams=size)
+    whole = mod.stream_specs(cfg) if hasattr(mod, "stream_specs") else []
+    size = _sized(whole, [])
+    if size is not None and not size.fits:
+        return Estimate(name, scale, mod.count_cells(cfg), 0.0, streams=size)
     t0 = time.perf_counter()
-    specs = mod.specs(cfg, out_dir, spark)
-    est = Estimate(name, scale, len(specs), time.perf_counter() - t0)
-    if builds_here:
-        est.streams = size
+    if hasattr(mod, "sample_specs"):
+        cells, picked = mod.sample_specs(cfg, sample, seed)
     else:
-        unique = {json.dumps(s["stream"], sort_keys=True): s["stream"] for s in specs if isinstance(s.get("stream"), Mapping)}
-        est.streams = _sized([], list(unique.values()))
-        if not est.sampled:
-            return est
-    for spec in random.Random(seed).sample(specs, min(sample, len(specs))):
-        cpu, stopped = time_cell(kind, spec, timeout_s)
+        specs = mod.specs(cfg, out_dir, spark)
+        cells, picked = len(specs), random.Random(seed).sample(specs, min(sample, len(specs)))
+    est = Estimate(name, scale, cells, time.perf_counter() - t0, build_all=not hasattr(mod, "sample_specs"))
+    types = [mod.cell_stream_types(spec) if hasattr(mod, "cell_stream_types") else None for spec in picked]
+    est.streams = _sized(whole, [cell_events(spec.get("stream"), t) for spec, t in zip(picked, types)])
+    if not est.sampled:
+        return est
+    for spec, t in zip(picked, types):
+        cpu, stopped = time_cell(kind, spec, timeout_s, t)
         est.cpu_s.append(cpu)
         est.stopped += stopped
     return est

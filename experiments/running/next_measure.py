@@ -46,7 +46,7 @@ def measure(queries: Sequence[NextPattern], *, duration: float, seed: int = 0, r
             chunk: int = 100, rates: dict[str, float] | None = None, progress=None) -> Measurement:
     """Measure every operator of ``queries`` (see the module docstring); ``progress(done, total)`` is
     called after each chunk."""
-    stream = source_stream(duration, seed=seed, rates=rates)
+    stream = source_stream(duration, seed=seed, rates=rates).to_stream()  # NEXT's engine takes event objects
     span = max(stream.span_seconds, 1e-9)
     cpu: dict[str, list[float]] = {}
     rate: dict[str, float] = {}

@@ -238,7 +238,7 @@ def run_group(payload: Mapping) -> dict:
 
     gp = build_global_plan(payload["kind"], payload["clauses"], payload["plans"], share=payload["share"],
                            shared_masks=payload["masks"])
-    stream = experiment_stream(payload["stream"])
+    stream = experiment_stream(payload["stream"]).to_stream()  # the multi-pattern runtime takes event objects
     collect = bool(payload.get("collect_matches"))
     res = evaluate_workload(payload["patterns"], gp, stream, collect_matches=collect,
                             max_partial_matches=payload["max_partial_matches"], max_work=payload["max_work"])

@@ -62,8 +62,9 @@ _AGG_ATTR = {"ridesharing": "duration", "nasdaq": "volume"}  # integral values: 
 
 
 def _cuts(stream, etype: str, attr: str) -> list:
-    """No threshold, then the 25/50/75% quantiles of ``attr`` over the events of ``etype``."""
-    vals = sorted(e.attrs[attr] for e in stream if e.type == etype) or [0.0]
+    """No threshold, then the 25/50/75% quantiles of ``attr`` over the events of ``etype`` (of the
+    stream's columns, :class:`cep.columnar.EventColumns`)."""
+    vals = sorted(stream.column(attr, stream.rows_of_types([etype]))) or [0.0]
     return [None] + [vals[int(len(vals) * f)] for f in (0.25, 0.5, 0.75)]
 
 

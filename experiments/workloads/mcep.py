@@ -34,9 +34,11 @@ import random
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
+import numpy as np
+
 from cep.conditions import Attr, Comparison
 from cep.errors import ConfigError
-from cep.events import Event, EventStream
+from cep.columnar import EventColumns
 from cep.pattern import EventRef, Kleene, Not, Op, Operator, Pattern, Window
 
 
@@ -159,24 +161,29 @@ def measured_density(patterns: Sequence[Pattern], *, min_size: int = 2) -> float
     return sum(len(v) for v in nb.values()) / (n * (n - 1))
 
 
-def reshuffle_types(stream: Iterable[Event], every: int, count: int, types: Sequence[str], *, seed: int = 0) -> EventStream:
+def reshuffle_types(stream: EventColumns, every: int, count: int, types: Sequence[str], *, seed: int = 0) -> EventColumns:
     """The adaptive stream transformer of MCEP 6.2.3: every ``every`` events, the types of ``count``
     randomly chosen types of ``types`` are permuted among themselves (cumulatively), so the arrival
-    rates the plan was made for drift."""
+    rates the plan was made for drift.  The events keep their timestamps and values; only their type
+    codes change, block by block."""
     if every < 1 or count < 2:
         raise ConfigError(f"reshuffling needs every >= 1 and at least two types, got every={every}, count={count}")
     rng = _rng(seed, "reshuffle")
+    names = list(stream.type_names) + [t for t in types if t not in stream.type_names]
+    code = {t: i for i, t in enumerate(names)}
     mapping = {t: t for t in types}
-    out = []
-    for i, e in enumerate(stream):
-        if i and i % every == 0:
+    lut = np.arange(len(names), dtype=np.int64)  # a block's code -> its events' new code
+    codes = np.empty(len(stream), dtype=np.int64)
+    for a in range(0, len(stream), every):
+        if a:
             chosen = rng.sample(list(types), min(count, len(types)))
             perm = chosen[:]
             rng.shuffle(perm)
             step = dict(zip(chosen, perm))
             mapping = {t: step.get(m, m) for t, m in mapping.items()}
-        out.append(Event(mapping.get(e.type, e.type), e.ts, e.attrs))
-    return EventStream(out, getattr(stream, "source", "<reshuffled>"))
+            lut[[code[t] for t in mapping]] = [code[m] for m in mapping.values()]
+        codes[a:a + every] = lut[stream.codes[a:a + every]]
+    return stream.recoded(codes, names)
 
 
 def calibrate_workload(patterns: Sequence[Pattern], values, selectivity_range=(0.002, 0.88), *, seed: int = 0,
@@ -217,7 +224,7 @@ def calibrate_workload(patterns: Sequence[Pattern], values, selectivity_range=(0
     return out
 
 
-def experiment_workload(params: Mapping, pool: Sequence[str], stream: EventStream | None, *, seed: int,
+def experiment_workload(params: Mapping, pool: Sequence[str], stream: EventColumns | None, *, seed: int,
                         count_window: bool = False) -> list[Pattern]:
     """The workload of an MCEP experiment cell: :class:`WorkloadSpec` from the cell's ``params`` (a count
     window of ``params["count_window"]`` events with ``count_window``, else a time window of

@@ -1,4 +1,5 @@
-"""The columnar NASDAQ decoder gives exactly the row reader's events, and its errors."""
+"""The columnar NASDAQ decoder gives exactly the row reader's events, and its errors; columns keep
+the events' values exactly."""
 
 from __future__ import annotations
 
@@ -6,8 +7,13 @@ import numpy as np
 import pytest
 
 from cep import Event, EventStream, StreamError
-from cep.columnar import EventColumns, read_nasdaq_text_columns
+from cep.columnar import EventColumns, nasdaq_columns, nasdaq_rows, read_nasdaq_text_columns
 from experiments.data.readers import read_events
+
+
+def row_by_row(path):
+    """The row reader: every row decoded by :func:`cep.columnar.decode_nasdaq_row` in Python."""
+    return nasdaq_columns(nasdaq_rows(path), str(path)).to_events()
 
 SAMPLES = ["NASDAQ_MEDIUM.txt", "NASDAQ_AAPL_AMZN_GOOG.txt", "NASDAQ_KC.txt", "NASDAQ_TINY.txt", "NASDAQ_SHORT.txt",
            "NASDAQ_HALF_SHORT.txt", "NASDAQ_FREQUENCY_TAILORED.txt"]
@@ -16,7 +22,8 @@ SAMPLES = ["NASDAQ_MEDIUM.txt", "NASDAQ_AAPL_AMZN_GOOG.txt", "NASDAQ_KC.txt", "N
 @pytest.mark.parametrize("name", SAMPLES)
 def test_columnar_decoding_gives_the_row_readers_events(data_dir, name):
     path = data_dir / "nasdaq" / name
-    assert read_nasdaq_text_columns(path).to_events() == read_events(path).events
+    assert read_nasdaq_text_columns(path).to_events() == row_by_row(path)
+    assert read_events(path).to_events() == row_by_row(path)
 
 
 def test_decoded_values_are_the_files_values(data_dir):
@@ -34,7 +41,7 @@ def test_decoded_values_are_the_files_values(data_dir):
 
 def _both_errors(path):
     with pytest.raises(StreamError) as rows:
-        read_events(path)
+        row_by_row(path)
     with pytest.raises(StreamError) as columns:
         read_nasdaq_text_columns(path)
     return str(rows.value), str(columns.value)
@@ -60,7 +67,7 @@ def test_bad_rows_are_named_by_file_row_and_field_by_both_readers(tmp_path, rows
 def test_blank_lines_and_a_missing_final_newline_are_accepted(tmp_path):
     path = tmp_path / "ok.txt"
     path.write_text("AAPL,200802010900,1,2,3,4,5\n\n  \nGOOG,200802010900,1,2,3,4.5,5")
-    assert read_nasdaq_text_columns(path).to_events() == read_events(path).events
+    assert read_nasdaq_text_columns(path).to_events() == row_by_row(path)
 
 
 def test_columns_of_events_roundtrip_and_name_missing_attributes():
@@ -70,3 +77,21 @@ def test_columns_of_events_roundtrip_and_name_missing_attributes():
     assert cols.column("x", np.array([0])) == [1.0] and cols.column_or_none("x") == [1.0, None]
     with pytest.raises(StreamError, match="event 1 \\(type 'B'\\) has no attribute 'x'"):
         cols.column("x")
+
+
+def test_columns_of_events_keep_every_value_and_its_type():
+    """Floats, ints, bools and strings come back as the events held them (1 stays an int, 1.0 a
+    float), mixed types in an object column; a take or slice shares the columns and renumbers."""
+    evs = [Event("A", 0.0, {"f": 1.5, "i": 1, "b": True, "s": "Pool", "m": 1}),
+           Event("B", 1.0, {"f": -0.0, "i": 2**40, "b": False, "s": "Solo", "m": 2.5}),
+           Event("A", 1.0, {"f": 3.0, "i": -7, "b": True, "s": "Pool", "m": "x"})]
+    cols = EventColumns.from_events(evs)
+    back = cols.to_events()
+    assert [(e.type, e.ts, e.attrs) for e in back] == [(e.type, e.ts, e.attrs) for e in evs]
+    assert [[type(v) for v in e.attrs.values()] for e in back] == [[type(v) for v in e.attrs.values()] for e in evs]
+    assert cols.values("f").dtype == np.float64 and cols.values("i").dtype == np.int64 and cols.values("m").dtype == object
+    sub = cols.take(np.array([0, 2]))
+    assert [(e.type, e.pos, e.attrs["m"]) for e in sub.to_events()] == [("A", 0, 1), ("A", 1, "x")]
+    assert cols.slice(1, 3).column("i") == [2**40, -7] and sub.type_counts() == {"A": 2}
+    assert cols.types == ["A", "B"] and cols.type_counts() == {"A": 2, "B": 1}
+    assert {t: p.tolist() for t, p in cols.positions_by_type().items()} == {"A": [0, 2], "B": [1]}

@@ -25,13 +25,14 @@ def test_nasdaq_text_samples(data_dir, name, events, types):
     s = read_events(data_dir / "nasdaq" / name)
     assert len(s) == events
     assert set(s.types) == types
-    assert all(a.ts <= b.ts for a, b in zip(s, s[1:]))
-    assert [e.pos for e in s] == list(range(len(s)))
-    assert set(s[0].attrs) == {"open", "high", "low", "close", "volume", "diff"}
+    evs = s.to_events()
+    assert all(a.ts <= b.ts for a, b in zip(evs, evs[1:]))
+    assert [e.pos for e in evs] == list(range(len(s)))
+    assert set(evs[0].attrs) == {"open", "high", "low", "close", "volume", "diff"}
 
 
 def test_nasdaq_diff_is_change_of_close_per_ticker(data_dir):
-    s = read_events(data_dir / "nasdaq" / "NASDAQ_MEDIUM.txt")
+    s = read_events(data_dir / "nasdaq" / "NASDAQ_MEDIUM.txt").to_events()
     last = {}
     for e in s:
         assert e.attrs["diff"] == (0.0 if e.type not in last else e.attrs["close"] - last[e.type])
@@ -65,30 +66,30 @@ def test_malformed_rows(tmp_path):
 def test_bundled_parquet_datasets():
     nasdaq = load_dataset("nasdaq")
     assert len(nasdaq) == 164_005 and len(nasdaq.types) == 200
-    assert set(nasdaq[0].attrs) == {"open", "high", "low", "close", "volume", "diff"}
+    assert set(nasdaq.attributes) == {"open", "high", "low", "close", "volume", "diff"}
     traffic = load_dataset("traffic", types=["158324", "158355"])
     assert set(traffic.types) == {"158324", "158355"}
     assert len(traffic) == traffic.type_counts()["158324"] + traffic.type_counts()["158355"]
-    assert set(traffic[0].attrs) == {"avg_speed", "vehicle_count", "avg_speed_diff", "vehicle_count_diff", "diff"}
-    assert all(a.ts <= b.ts for a, b in zip(traffic, traffic[1:]))
+    assert set(traffic.to_events()[0].attrs) == {"avg_speed", "vehicle_count", "avg_speed_diff", "vehicle_count_diff", "diff"}
+    assert (traffic.ts[1:] >= traffic.ts[:-1]).all()
 
 
 def test_time_range_filter_on_parquet():
     full = load_dataset("nasdaq", types=["DDOG"])
-    half = load_dataset("nasdaq", types=["DDOG"], end=full[len(full) // 2].ts)
+    half = load_dataset("nasdaq", types=["DDOG"], end=full.ts[len(full) // 2])
     assert 0 < len(half) < len(full)
-    assert all(e.ts < full[len(full) // 2].ts for e in half)
+    assert (half.ts < full.ts[len(full) // 2]).all()
 
 
 def test_generic_csv_and_parquet(tmp_path):
     csv = tmp_path / "ev.csv"
     csv.write_text("kind,time,x,label\nA,2024-01-01T00:00:00,1.5,u\nB,2024-01-01T00:00:02,2,v\n")
-    s = read_events(csv, type_column="kind", ts_column="time")
+    s = read_events(csv, type_column="kind", ts_column="time").to_events()
     assert [e.type for e in s] == ["A", "B"] and s[1].ts - s[0].ts == 2.0
     assert s[0].attrs == {"x": 1.5, "label": "u"}
     assert sniff_format(csv) == "csv"
     pq.write_table(pa.table({"type": ["A", "B", "A"], "ts": [1.0, 2.0, 2.0], "v": [1, 2, 3]}), tmp_path / "ev.parquet")
-    s2 = read_events(tmp_path / "ev.parquet")
+    s2 = read_events(tmp_path / "ev.parquet").to_events()
     assert len(s2) == 3 and s2[2].attrs["v"] == 3.0
 
 

@@ -20,15 +20,15 @@ def test_bursts_match_the_paper_and_values_are_real():
     # every event's values are a bar of its ticker in the bundled sample
     from experiments.data.bursty_stock import _bars
 
-    _, bars = _bars()
-    e = stream[100]
-    assert dict(e.attrs) in bars[e.type]
+    _, bars, rows = _bars()
+    e = stream.to_events()[100]
+    assert dict(e.attrs) in [bar.attrs for bar in bars.take(rows[e.type]).to_events()]
 
 
 def test_quick_scale_keeps_the_burst_structure_and_is_seeded():
     a, pa = trend_stream("nasdaq-bursty", 2000, 2, 1, 0)
     b, pb = trend_stream("nasdaq-bursty", 2000, 2, 1, 0)
-    assert pa == pb and [(e.type, e.ts) for e in a] == [(e.type, e.ts) for e in b]
+    assert pa == pb and [(e.type, e.ts) for e in a.to_events()] == [(e.type, e.ts) for e in b.to_events()]
     assert burst_mean(a, pa) > 30  # bursts of the shared type, not single events as in the 5-minute bars
     nasdaq, pool = trend_stream("nasdaq", 2000, 2, 1, 0)
     assert burst_mean(nasdaq, pool) < 2

@@ -40,7 +40,8 @@ def test_mixed_workload_has_the_papers_dimensions(fig, ds):
 @pytest.mark.parametrize("fig,ds", CELLS)
 def test_mixed_cell_shares_and_agrees_with_greta(fig, ds):
     stream, queries = _cell(fig, ds)
-    res = {eng: measure(eng, queries, stream, memory=False) for eng in ("hamlet", "hamlet-static", "greta")}
+    events = stream.to_stream()  # the trend engines take event objects
+    res = {eng: measure(eng, queries, events, memory=False) for eng in ("hamlet", "hamlet-static", "greta")}
     greta = res["greta"][0].rows()
     assert greta
     for eng in ("hamlet", "hamlet-static"):

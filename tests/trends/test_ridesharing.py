@@ -9,7 +9,8 @@ from experiments.workloads.hamlet import sharing_workload
 
 
 def test_twenty_types_bursty_travel_and_deterministic(tmp_path):
-    s = generate_ridesharing(4000, seed=3)
+    cols = generate_ridesharing(4000, seed=3)
+    s = cols.to_events()
     assert len(TYPES) == 20 and set(e.type for e in s) <= set(TYPES) and len(set(e.type for e in s)) == 20
     share = sum(e.type == "Travel" for e in s) / len(s)
     assert 0.65 < share < 0.85
@@ -18,12 +19,12 @@ def test_twenty_types_bursty_travel_and_deterministic(tmp_path):
         runs += e.type == "Travel" and last != "Travel"
         last = e.type
     assert sum(e.type == "Travel" for e in s) / runs > 10  # in bursts, not scattered
-    assert [(e.type, e.ts, e.attrs) for e in generate_ridesharing(500, seed=3)] == [(e.type, e.ts, e.attrs) for e in s[:500]]
+    assert [(e.type, e.ts, e.attrs) for e in generate_ridesharing(500, seed=3).to_events()] == [(e.type, e.ts, e.attrs) for e in s[:500]]
     ts = [e.ts for e in s]
-    assert ts == sorted(ts) and abs(s.span_seconds - 4000 / (10_000 / 60)) < 1
+    assert ts == sorted(ts) and abs(cols.span_seconds - 4000 / (10_000 / 60)) < 1
     f = tmp_path / "r.csv"
-    write_csv(s, f)
-    back = read_events(f)
+    write_csv(cols, f)
+    back = read_events(f).to_events()
     assert [(e.type, e.ts) for e in back] == [(e.type, e.ts) for e in s]
 
 
