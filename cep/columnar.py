@@ -108,10 +108,15 @@ class EventColumns:
     def nbytes(self) -> int:
         """Bytes of the arrays the stream holds: codes, timestamps, attribute columns, the values and
         indexes of gathered columns (each array counted once, however many columns share it)."""
+        return self.nbytes_excluding(())
+
+    def nbytes_excluding(self, shared: Iterable[np.ndarray]) -> int:
+        """:attr:`nbytes` without the arrays ``shared`` (e.g. the real columns a replay gathers from)."""
         arrays = [self.codes, self.ts, *self._absent.values()]
         for c in self._columns.values():
             arrays += [c.values, c.index] if isinstance(c, Gather) else [c]
-        return sum({id(a): a.nbytes for a in arrays}.values())
+        skip = {id(a) for a in shared}
+        return sum({id(a): a.nbytes for a in arrays if id(a) not in skip}.values())
 
     # ---- construction ----------------------------------------------------------------------
     @classmethod
@@ -153,6 +158,12 @@ class EventColumns:
                    for k, c in self._columns.items()}
         return EventColumns(self.type_names, self.codes[rows], self.ts[rows] if ts is None else ts, columns=columns,
                             absent={k: m[rows] for k, m in self._absent.items()}, source=source or self.source)
+
+    def materialized(self, names: Iterable[str]) -> "EventColumns":
+        """The same events with the gathered columns ``names`` read into arrays of their own (what a
+        consumer reading them whole holds)."""
+        columns = {k: (c.read() if isinstance(c, Gather) and k in set(names) else c) for k, c in self._columns.items()}
+        return EventColumns(self.type_names, self.codes, self.ts, columns=columns, absent=self._absent, source=self.source)
 
     def slice(self, a: int, b: int, source: str | None = None) -> "EventColumns":
         """The events ``[a, b)`` (views of this stream's arrays)."""

@@ -20,6 +20,7 @@ BENCHMARKS: dict[str, str] = {
     "multi": "experiments.bench.multi",
     "hamlet": "experiments.bench.hamlet",
     "motto": "experiments.bench.motto",
+    "streams": "experiments.bench.streams",
 }
 
 

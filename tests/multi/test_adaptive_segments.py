@@ -44,7 +44,7 @@ PLANNERS = ["SA-EDGE", "TRIVIAL", "TS-EDGE-PREFIX", "DP-B", "SA-VERTEX4"]
 
 @pytest.fixture(scope="module")
 def setting():
-    stream = read_events(ROOT / "data" / "nasdaq" / "NASDAQ_MEDIUM.txt")
+    stream = read_events(ROOT / "data" / "nasdaq" / "NASDAQ_MEDIUM.txt").to_stream()
     pats = parse_patterns(WORKLOAD)
     stats = estimate_workload_statistics(stream, pats, seed=0)
     plans = {name: plan_workload(pats, name, stats, seed=0, max_steps=300).plan for name in PLANNERS}

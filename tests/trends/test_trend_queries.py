@@ -103,5 +103,5 @@ def test_generic_csv_reader_takes_numeric_timestamps(tmp_path):
 
     f = tmp_path / "e.csv"
     f.write_text("type,ts,x,kind\nA,0,1,Pool\nB,1.5,2,Solo\nB,1.5,3,Solo\n")
-    s = read_events(f)
+    s = read_events(f).to_events()
     assert [e.ts for e in s] == [0.0, 1.5, 1.5] and s[0].attrs == {"x": 1.0, "kind": "Pool"}
