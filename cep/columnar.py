@@ -20,6 +20,7 @@ field, in the same words as the row-by-row reader.
 
 from __future__ import annotations
 
+import json
 import math
 from calendar import timegm
 from pathlib import Path
@@ -315,6 +316,49 @@ class EventColumns:
 
 
 _ABSENT = object()
+
+
+def save_columns(cols: EventColumns, folder: str | Path) -> Path:
+    """Write ``cols`` to ``folder`` as one ``.npy`` file per array (an array shared by several columns,
+    as a replay's real columns, once) and ``columns.json``; :func:`load_columns` maps them back."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    files: dict[int, str] = {}
+
+    def put(a: np.ndarray) -> str:
+        if id(a) not in files:
+            files[id(a)] = f"a{len(files)}.npy"
+            np.save(folder / files[id(a)], a, allow_pickle=a.dtype == object)
+        return files[id(a)]
+
+    meta = {
+        "type_names": cols.type_names, "source": cols.source, "codes": put(cols.codes), "ts": put(cols.ts),
+        "columns": {k: ({"values": put(c.values), "index": put(c.index)} if isinstance(c, Gather) else {"values": put(c)})
+                    for k, c in cols._columns.items()},
+        "absent": {k: put(m) for k, m in cols._absent.items()},
+    }
+    (folder / "columns.json").write_text(json.dumps(meta))
+    return folder
+
+
+def load_columns(folder: str | Path) -> EventColumns:
+    """The stream :func:`save_columns` wrote, its numeric arrays memory-mapped (read-only, shared with
+    every process that maps them)."""
+    folder = Path(folder)
+    meta = json.loads((folder / "columns.json").read_text())
+    loaded: dict[str, np.ndarray] = {}
+
+    def get(name: str) -> np.ndarray:
+        if name not in loaded:
+            try:
+                loaded[name] = np.load(folder / name, mmap_mode="r")
+            except ValueError:  # an object column: read whole
+                loaded[name] = np.load(folder / name, allow_pickle=True)
+        return loaded[name]
+
+    columns = {k: (Gather(get(c["values"]), get(c["index"])) if "index" in c else get(c["values"])) for k, c in meta["columns"].items()}
+    return EventColumns(meta["type_names"], get(meta["codes"]), get(meta["ts"]), columns=columns,
+                        absent={k: get(v) for k, v in meta["absent"].items()}, source=meta["source"])
 
 
 def exact_array(values: list, absent: np.ndarray | None = None) -> np.ndarray:

@@ -71,6 +71,9 @@ def _add_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--estimate-sample", type=int, default=5, metavar="N", help="--estimate: cells timed (default 5)")
     p.add_argument("--estimate-timeout", type=float, default=600.0, metavar="S",
                    help="--estimate: stop a sampled cell after S seconds and count it as a lower bound (default 600)")
+    p.add_argument("--estimate-budget", type=float, default=45.0, metavar="S",
+                   help="--estimate: answer within about S seconds: the sampled cells share what building them leaves, "
+                        "each at most --estimate-timeout (default 45; 0: no budget)")
     p.add_argument("--json", action="store_true", help="--estimate: print the estimate as JSON")
 
 
@@ -102,8 +105,8 @@ def parse_overrides(argv: list[str]) -> tuple[list, argparse.Namespace]:
     flags, rest = flags_parser().parse_known_intermixed_args(argv)
     if rest:
         raise ConfigError(f"unknown option {rest[0]!r}; run takes Hydra overrides (key=value), --multirun and --estimate")
-    if flags.estimate_sample < 1 or flags.estimate_timeout <= 0:
-        raise ConfigError("--estimate-sample must be at least 1 and --estimate-timeout positive")
+    if flags.estimate_sample < 1 or flags.estimate_timeout <= 0 or flags.estimate_budget < 0:
+        raise ConfigError("--estimate-sample must be at least 1, --estimate-timeout positive and --estimate-budget at least 0")
     parser = OverridesParser.create()
     parsed = []
     for a in flags.overrides:
@@ -174,15 +177,10 @@ def _estimate(configs, flags) -> int:
 
     from experiments.running.estimate import estimate_run
     from experiments.running.folders import results_root
-    from experiments.running.runners import make_runner
 
-    for cfg in configs:
-        runner = make_runner(cfg.runner)
-        try:
-            est = estimate_run(cfg, results_root(cfg) / cfg.exp.name, sample=flags.estimate_sample, seed=int(cfg.seed),
-                               timeout_s=flags.estimate_timeout, spark=getattr(runner, "spark", None))
-        finally:
-            runner.close()
+    for cfg in configs:  # no runner: the sample is built here, each sampled cell run in a process of its own
+        est = estimate_run(cfg, results_root(cfg) / cfg.exp.name, sample=flags.estimate_sample, seed=int(cfg.seed),
+                           timeout_s=flags.estimate_timeout, budget_s=flags.estimate_budget)
         print(json.dumps(est.as_dict()) if flags.json else est.text())
     return 0
 

@@ -57,7 +57,13 @@ def live_gap_limit(patterns: Sequence[Pattern]) -> float:
 def live_seconds(ts: np.ndarray, gap_limit: float) -> float:
     """The live time of sorted timestamps: the sum of the gaps, each counted up to ``gap_limit``,
     rounded to the microsecond (so that sums taken in another order, as Spark's, agree exactly)."""
-    return round(float(np.minimum(np.diff(ts), gap_limit).sum()), 6) if len(ts) > 1 else 0.0
+    return live_of_gaps(np.diff(ts), gap_limit) if len(ts) > 1 else 0.0
+
+
+def live_of_gaps(gaps: np.ndarray, gap_limit: float) -> float:
+    """:func:`live_seconds` of the timestamps whose consecutive gaps are ``gaps`` (overwritten: each
+    gap becomes its part up to ``gap_limit``)."""
+    return round(float(np.minimum(gaps, gap_limit, out=gaps).sum()), 6)
 
 
 def as_columns(stream: EventColumns | EventStream) -> EventColumns:

@@ -44,7 +44,7 @@ from experiments.data.replay import replay_regime
 from experiments.running.execution import execute_cells
 from experiments.running.metadata import RunMetadata, file_facts, git_commit
 from experiments.running.runners import make_runner
-from experiments.workloads.jqpg import calibrate_selectivities, make_workload
+from experiments.workloads.jqpg import calibrate_selectivities
 
 
 def _timestamp(x) -> float | None:
@@ -190,17 +190,26 @@ def stream_spec(cfg: DictConfig, dcfg: dict, dset: DictConfig, pool: list[str]) 
     }
 
 
-def dataset_patterns(cfg: DictConfig, dcfg: dict) -> tuple[dict, list]:
-    """The stream specification of one dataset's cells and their patterns, before calibration."""
+def dataset_patterns(cfg: DictConfig, dcfg: dict, keys: list[tuple[str, int, int]] | None = None) -> tuple[dict, list]:
+    """The stream specification of one dataset's cells and their patterns, before calibration: every
+    pattern (in (set, size, index) order), or those of ``keys`` (each pattern depends on its key alone)."""
+    from experiments.workloads.jqpg import make_pattern
+
     exp = cfg.exp
     dset = scale_settings(cfg, dcfg)
     sspec = dataset_stream_spec(cfg, dcfg)
-    patterns = make_workload(
-        list(exp.pattern_sets), list(grid_setting(cfg, "sizes")), int(grid_setting(cfg, "patterns_per_size")), sspec["pool"],
-        Window.seconds(float(dset.window_seconds)), seed=int(cfg.seed), kleene_max=dset.get("kleene_max"),
-        seq_order=SeqOrder(exp.get("seq_order", "strict")),
-    )
+    keys = pattern_keys(cfg) if keys is None else keys
+    window = Window.seconds(float(dset.window_seconds))
+    patterns = [make_pattern(s, n, i, sspec["pool"], window, seed=int(cfg.seed), kleene_max=dset.get("kleene_max"),
+                             seq_order=SeqOrder(exp.get("seq_order", "strict"))) for s, n, i in keys]
     return sspec, patterns
+
+
+def pattern_keys(cfg: DictConfig) -> list[tuple[str, int, int]]:
+    """(set, size, index) of every pattern of a dataset, in the order of
+    :func:`experiments.workloads.jqpg.make_workload`."""
+    per_size = int(grid_setting(cfg, "patterns_per_size"))
+    return [(str(s), int(n), i) for s in cfg.exp.pattern_sets for n in grid_setting(cfg, "sizes") for i in range(per_size)]
 
 
 def calibrated(cfg: DictConfig, patterns: list, stream) -> list:
@@ -308,32 +317,27 @@ def sample_specs(cfg: DictConfig, sample: int, seed: int) -> tuple[int, list[dic
     from experiments.data.streams import replay_plan, stream_of_types
 
     variants = {int(n): cell_variants(cfg, int(n)) for n in grid_setting(cfg, "sizes")}
-    cells = []  # (dataset config, stream spec, patterns, pattern index) of every cell, in the order specs() makes them
-    for dcfg in experiment_datasets(cfg):
-        sspec, patterns = dataset_patterns(cfg, dcfg)
-        for i, p in enumerate(patterns):
-            cells += [(dcfg, sspec, patterns, i)] * len(variants[pattern_size(p)])
+    datasets = experiment_datasets(cfg)
+    cells = [(d, key) for d in range(len(datasets)) for key in pattern_keys(cfg) for _ in variants[key[1]]]  # as specs() orders them
     picked = random.Random(seed).sample(range(len(cells)), min(sample, len(cells)))
+    first = {}  # each pattern's first cell
+    for k, cell in enumerate(cells):
+        first.setdefault(cell, k)
     code = git_commit()
-    built: dict[tuple[int, int], list[dict]] = {}
-    for dcfg, sspec, patterns, _ in {id(cells[k][2]): cells[k] for k in picked}.values():
-        wanted = sorted({cells[k][3] for k in picked if cells[k][2] is patterns})
-        chosen = [patterns[i] for i in wanted]
+    built: dict[tuple, list[dict]] = {}
+    for d, dcfg in enumerate(datasets):
+        keys = sorted({cells[k][1] for k in picked if cells[k][0] == d})
+        if not keys:
+            continue
+        sspec, chosen = dataset_patterns(cfg, dcfg, keys)
         stream = stream_of_types(sspec, sorted({t for p in chosen for t in p.event_types}))
-        gap = live_gap_limit(patterns)
+        gap = live_gap_limit(chosen)  # every pattern of a dataset has the dataset's window: the run's limit too
         live = replay_plan(sspec).live_seconds(gap) if sspec.get("replay") else live_seconds(raw_stream(sspec).ts, gap)
         chosen = calibrated(cfg, chosen, stream)
         stats = estimate_workload_statistics(stream, chosen, max_pairs=int(cfg.scale.stats_max_pairs), seed=int(cfg.seed), live=live)
-        for i, p, st in zip(wanted, chosen, stats):
-            built[(id(patterns), i)] = pattern_specs(cfg, dcfg["name"], sspec, p, st, variants, code)
-    first = {}  # the index of each pattern's first cell
-    for k, (_, _, patterns, i) in enumerate(cells):
-        first.setdefault((id(patterns), i), k)
-    out = []
-    for k in picked:
-        key = (id(cells[k][2]), cells[k][3])
-        out.append(built[key][k - first[key]])
-    return len(cells), out
+        for key, p, st in zip(keys, chosen, stats):
+            built[(d, key)] = pattern_specs(cfg, dcfg["name"], sspec, p, st, variants, code)
+    return len(cells), [built[cells[k]][k - first[cells[k]]] for k in picked]
 
 
 def cell_stream_types(spec: Mapping) -> list[str] | None:

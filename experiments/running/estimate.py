@@ -36,6 +36,7 @@ import multiprocessing
 import os
 import random
 import resource
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -156,20 +157,18 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def _timed_cell(kind: str, spec: Mapping, types: list[str] | None, conn) -> None:
-    """Run one cell in this (fresh) process: build the events it reads (``types``: those types' only,
-    None: the whole stream) and say so (``ready``, with the CPU seconds spent so far), then send back
-    the cell's own CPU seconds."""
+def _timed_cell(kind: str, spec: Mapping, events: str | None, conn) -> None:
+    """Run one cell in this (fresh) process: map the events it reads (``events``: the folder the caller
+    saved them to, :func:`cep.columnar.save_columns`) as its stream, say so (``ready``, with the CPU
+    seconds spent so far), then send back the cell's own CPU seconds."""
     from experiments.exps import kind_module
 
     run_cell = kind_module(kind).run_cell
-    if isinstance(spec.get("stream"), Mapping):  # a worker builds a stream once for all its cells
-        from experiments.data.streams import experiment_stream, install, stream_of_types
+    if events is not None:  # a worker builds a stream once for all its cells
+        from cep.columnar import load_columns
+        from experiments.data.streams import install
 
-        if types is None:
-            experiment_stream(spec["stream"])
-        elif types:
-            install(spec["stream"], stream_of_types(spec["stream"], types))
+        install(spec["stream"], load_columns(events))
     t0 = _cpu()
     conn.send(("ready", t0))
     try:
@@ -190,15 +189,29 @@ def _process_cpu(pid: int) -> float | None:
         return None
 
 
-def time_cell(kind: str, spec: Mapping, timeout_s: float, types: list[str] | None = None) -> tuple[float, bool]:
+def _cell_context(kind: str):
+    """Fresh processes for the sampled cells: forked from a server process started clean once, with
+    the cell's kind and the engines imported (each cell then starts in a moment, its CPU counted from
+    zero), or spawned where there is no fork server."""
+    from experiments.exps import EXPERIMENT_KINDS
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload([__name__, EXPERIMENT_KINDS[kind], "experiments.data.streams", "experiments.data.replay",
+                                "evaluators", "algorithms"])
+    return ctx
+
+
+def time_cell(kind: str, spec: Mapping, timeout_s: float, events: str | None = None) -> tuple[float, bool]:
     """The CPU seconds of one cell run in a fresh process, and whether it was stopped at the timeout.
-    The clock starts once the events the cell reads (``types``, as :func:`_timed_cell`) are built; a
-    stopped cell counts the CPU it had used by then (at least its share of the timeout on a loaded
-    machine), a lower bound of what it needs; a cell whose process dies (out of memory) counts what it
-    had used when last seen, also a lower bound."""
-    ctx = multiprocessing.get_context("spawn")
+    The clock starts once the events the cell reads are there (``events``: a folder of saved columns,
+    mapped as the cell's stream; None: a cell that makes its own).  A stopped cell counts the CPU it
+    had used by then (at least its share of the timeout on a loaded machine), a lower bound of what it
+    needs; a cell whose process dies (out of memory) counts nothing, also a lower bound."""
+    ctx = _cell_context(kind)
     recv, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_timed_cell, args=(kind, dict(spec), types, send), daemon=True)
+    proc = ctx.Process(target=_timed_cell, args=(kind, dict(spec), None if events is None else str(events), send), daemon=True)
     proc.start()
     send.close()
     try:
@@ -272,14 +285,17 @@ def _sized(whole: list, cells: list[float | None]) -> StreamSize | None:
     return StreamSize(max(here + cell), need, available_memory())
 
 
-def estimate_run(cfg, out_dir, *, sample: int, seed: int, timeout_s: float, spark=None) -> Estimate:
+def estimate_run(cfg, out_dir, *, sample: int, seed: int, timeout_s: float, budget_s: float | None = None) -> Estimate:
     """The estimate of the run of ``cfg`` (see the module docstring).  A kind that samples its own cells
     (``sample_specs``) builds only what the sampled cells read, once its whole streams' timestamps are
     sized (``stream_specs``); the others' cells are specified whole (nothing built) and sampled here.
-    The sampled cells' streams are sized before any of them is built.  ``spark`` is the run's session
-    for kinds that compute statistics while specifying every cell (``specs``)."""
+    The sampled cells' streams are sized before any of them is built.  With ``budget_s`` the estimate
+    answers within about that many seconds: the sampled cells share what building them leaves of it,
+    each at most ``timeout_s`` (and at least :data:`MIN_CELL_S`).  Nothing runs on Spark: the statistics
+    of a JQPG sample are the pandas reference's (:func:`experiments.exps.grid.sample_specs`)."""
     from experiments.exps import kind_module
 
+    started = time.perf_counter()
     kind = cfg.exp.kind
     mod = kind_module(kind)
     name, scale = cfg.exp.name, str(cfg.scale.get("name", "?"))
@@ -291,15 +307,44 @@ def estimate_run(cfg, out_dir, *, sample: int, seed: int, timeout_s: float, spar
     if hasattr(mod, "sample_specs"):
         cells, picked = mod.sample_specs(cfg, sample, seed)
     else:
-        specs = mod.specs(cfg, out_dir, spark)
+        specs = mod.specs(cfg, out_dir)
         cells, picked = len(specs), random.Random(seed).sample(specs, min(sample, len(specs)))
     est = Estimate(name, scale, cells, time.perf_counter() - t0, build_all=not hasattr(mod, "sample_specs"))
     types = [mod.cell_stream_types(spec) if hasattr(mod, "cell_stream_types") else None for spec in picked]
     est.streams = _sized(whole, [cell_events(spec.get("stream"), t) for spec, t in zip(picked, types)])
     if not est.sampled:
         return est
-    for spec, t in zip(picked, types):
-        cpu, stopped = time_cell(kind, spec, timeout_s, t)
-        est.cpu_s.append(cpu)
-        est.stopped += stopped
+    with tempfile.TemporaryDirectory(prefix="cep-estimate-") as tmp:
+        saved: dict[tuple, Path] = {}
+        for i, (spec, t) in enumerate(zip(picked, types)):
+            events = _cell_events_folder(spec, t, saved, Path(tmp))
+            timeout = timeout_s
+            if budget_s:
+                left = budget_s - (time.perf_counter() - started)
+                timeout = min(timeout_s, max(MIN_CELL_S, left / (len(picked) - i)))
+            cpu, stopped = time_cell(kind, spec, timeout, events)
+            est.cpu_s.append(cpu)
+            est.stopped += stopped
     return est
+
+
+#: the least a sampled cell runs under a budget that building the sample used up
+MIN_CELL_S = 1.0
+
+
+def _cell_events_folder(spec: Mapping, types: list[str] | None, saved: dict, tmp: Path) -> Path | None:
+    """The folder holding the events a sampled cell reads, built here once per stream and set of types
+    and saved for the cell's process to map: its pattern's types (``types``) or its whole stream
+    (None); None for a cell that reads no stream of a specification (it makes its own, or evaluates
+    nothing)."""
+    stream = spec.get("stream")
+    if not isinstance(stream, Mapping) or types == []:
+        return None
+    from cep.columnar import save_columns
+    from experiments.data.streams import experiment_stream, stream_key, stream_of_types
+
+    key = (stream_key(stream), None if types is None else tuple(types))
+    if key not in saved:
+        cols = experiment_stream(stream) if types is None else stream_of_types(stream, types)
+        saved[key] = save_columns(cols, tmp / f"events{len(saved)}")
+    return saved[key]
