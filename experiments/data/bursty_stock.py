@@ -38,7 +38,7 @@ import numpy as np
 
 from cep.columnar import EventColumns
 from experiments.data.timestamps import python_round
-from experiments.data.trend_pools import BURSTY_STOCK, ENDS, STARTS
+from experiments.data.trend_pools import BURSTY_STOCK, ENDS, STARTS, kleene_runs
 
 #: the paper's stock stream (HAMLET Section 5.1 / 5.2)
 PAPER = {"companies": 220, "events_per_minute": 4500, "burst_mean": 120.0, "hours": 8, "events": 2_000_000}
@@ -108,8 +108,6 @@ def burst_statistics(stream: EventColumns, pool: list[str]) -> dict:
     """The stream's bursts of the pool's Kleene type (Definition 4.1: runs among the pool's events;
     other companies do not end a burst): their number and mean length, the events per minute, the
     companies, and the Kleene type's share of the pool's events."""
-    from experiments.data.trend_streams import kleene_runs
-
     runs, total, pooled = kleene_runs(stream, pool[0], pool)
     span = stream.span_seconds if len(stream) > 1 else 0.0
     return {"companies": len(stream.types), "events": len(stream),

@@ -11,13 +11,12 @@ data's order, with timestamps re-spaced to the cell's events per minute (the pap
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Sequence
 
 import numpy as np
 
 from cep.columnar import EventColumns
 from experiments.data.timestamps import python_round
-from experiments.data.trend_pools import BURSTY_STOCK, ENDS, STARTS
+from experiments.data.trend_pools import BURSTY_STOCK, ENDS, STARTS, kleene_runs
 
 
 @lru_cache(maxsize=4)
@@ -48,16 +47,6 @@ def trend_stream(dataset: str, rate: int, minutes: float, seed: int, drivers: in
     rows = data.rows_of_types(pool)[:n]
     ts = python_round(np.arange(len(rows)) * (60.0 / rate), 6)
     return data.take(rows, ts=ts, source=f"{dataset}-pool"), pool
-
-
-def kleene_runs(stream: EventColumns, kleene: str, pool: Sequence[str] | None) -> tuple[int, int, int]:
-    """Among the events of ``pool`` (every event without one): the runs of ``kleene`` events with no
-    other event between (bursts, Definition 4.1), the ``kleene`` events, and the events counted."""
-    codes = stream.codes if pool is None else stream.codes[stream.rows_of_types(pool)]
-    k = stream.code_of([kleene])
-    is_k = codes == k[0] if len(k) else np.zeros(len(codes), dtype=bool)
-    runs = int(is_k[:1].sum() + (is_k[1:] & ~is_k[:-1]).sum())
-    return runs, int(is_k.sum()), len(codes)
 
 
 def burst_mean(stream: EventColumns, pool) -> float:

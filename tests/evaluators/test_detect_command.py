@@ -28,7 +28,7 @@ def test_json_output_and_matches_file(medium, tmp_path, capsys):
                 "latency_ms_mean", "latency_ms_p95", "elapsed_s", "planner", "evaluator", "plan"):
         assert key in report
     assert report["planner"] == "DP-B" and report["evaluator"] == "tree" and report["events"] == 1652
-    want = brute_force_matches(parse_pattern(PATTERN), read_events(medium))
+    want = brute_force_matches(parse_pattern(PATTERN), read_events(medium).to_events())
     lines = out.read_text().splitlines()
     assert report["matches"] == len(lines) == len(want) > 0
     assert [json.loads(line) for line in lines] == [m.as_dict() for m in want]

@@ -63,7 +63,7 @@ HIGH = 0.8
 @pytest.fixture(scope="module")
 def stream():
     spec = {t: TypeSpec(r, {"x": Distribution("normal", 0, 1)}, None) for t, r in RATES.items()}
-    return generate_stream(spec, duration=150.0, seed=3)
+    return generate_stream(spec, duration=150.0, seed=3).to_stream()  # event objects, as the checks below read them
 
 
 def random_tree(rng: random.Random, leaves: list[str]):

@@ -131,7 +131,7 @@ def test_the_reshuffled_stream_of_mcep_fig13_under_forced_switches_gives_the_sta
     static = adaptive_plan(stream, pats, drift_window=int(p["drift_window"]), check_every=int(p["check_every"]),
                            drift_alpha=float(p["drift_alpha"]), window_s=float(p["window"]), seed=2,
                            budget={"time_limit": 60.0, "max_steps": 200}, adaptive=False)
-    ts = [e.ts for e in stream]
+    ts = stream.ts.tolist()
     segments = list(static.segments)
     for k, c in enumerate((700, 1400, 1450, 2300)):
         stats = window_statistics(stream, pats, c - 300, c, seed=2)

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from cep.errors import ConfigError
-from cep.events import Event, EventStream
+from cep.columnar import EventColumns
+from cep.events import Event
 from cep.global_plans import workload_clauses
 from cep.pattern import Not, Op, Window, iter_events
 from experiments.exps.mcep_adaptive import drifted, worth_switching
@@ -83,7 +84,7 @@ def test_calibration_names_a_pool_type_without_events():
 
 def test_reshuffling_permutes_types_every_x_events():
     evs = [Event(TYPES[i % 10], float(i), {}) for i in range(100)]
-    out = reshuffle_types(EventStream(evs), 20, 4, TYPES[:10], seed=0)
+    out = reshuffle_types(EventColumns.from_events(evs), 20, 4, TYPES[:10], seed=0).to_stream()
     assert [e.type for e in out.events[:20]] == [e.type for e in evs[:20]]
     assert [e.type for e in out.events] != [e.type for e in evs]
     for k in range(0, 100, 20):  # within a segment the mapping is one permutation: the counts stay a multiset

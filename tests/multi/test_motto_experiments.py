@@ -89,7 +89,7 @@ def test_each_method_detects_per_pattern_what_the_pattern_detects_alone(exp, swe
     specs = [s for s in build_specs(cfg) if s["x_name"] == sweep and s["x_value"] == value]
     assert len(specs) == 1 and specs[0]["algorithms"] == list(METHODS)
     stream = experiment_stream(specs[0]["stream"])
-    events = stream.events[:120]
+    events = stream.slice(0, 120).to_events()
     pats = MOTTO.workload(specs[0], stream)
     assert len(pats) == 8
     stats = estimate_workload_statistics(stream, pats, seed=0)

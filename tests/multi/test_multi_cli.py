@@ -43,7 +43,7 @@ def stats_file(tmp_path):
 
 @functools.lru_cache(maxsize=None)
 def _alone(medium: str, workload: str) -> list[int]:
-    stream = read_events(medium)
+    stream = read_events(medium).to_events()
     return [len(brute_force_matches(p, stream)) for p in parse_pattern_file(workload)]
 
 
