@@ -22,6 +22,13 @@ still sees every event of the replay and discards the types it does not need).  
 0; equal timestamps (rare: arrivals are rounded to the microsecond) keep the order of the types'
 ranks.  :func:`replay_regime` states the result next to the paper's: events per type per window,
 the rate ratio.
+
+The stream is columns (:class:`cep.columnar.EventColumns`): type codes, timestamps and, per event, the
+position of its real event, whose values are gathered only when a consumer reads them (28 bytes per
+event with one attribute read).  :class:`ReplayPlan` draws each type's number of events first; it
+builds the stream in chunks of time (bounded temporaries: the 62.4-million-event paper-scale traffic
+replay peaks at about 2 GiB), or only some of its types (exactly the whole replay's events of those
+types, in the same order), and gives the live time of the whole replay from its timestamps alone.
 """
 
 from __future__ import annotations
