@@ -108,7 +108,7 @@ def test_a_component_split_gives_each_part_its_own_copy_of_the_shared_node():
 @pytest.mark.parametrize("k", [2, 3])
 def test_each_group_detects_per_pattern_what_the_whole_plan_detects(workload, k):
     _, stream, pats, stats, g = workload
-    events = stream.events[:150]
+    events = stream.slice(0, 150).to_events()
     whole = evaluate_workload(pats, g, events)
     part = partition_plan(g, workload_models(g, stats), k)
     for grp in part.groups:

@@ -17,7 +17,7 @@ from experiments.data.synthetic import generate_stream
 
 
 def small_stream():
-    return generate_stream({"A": 0.5, "B": 0.3, "C": 0.2}, 120.0, seed=3)
+    return generate_stream({"A": 0.5, "B": 0.3, "C": 0.2}, 120.0, seed=3).to_stream()
 
 
 PATTERNS = [
