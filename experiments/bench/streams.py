@@ -66,6 +66,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--attributes", default="diff", help="attributes gathered, comma-separated (default diff, the JQPG patterns')")
     p.add_argument("--against", default=None, metavar="REV", help="also build each stream with commit REV's builder (e.g. f697127)")
     p.add_argument("--json", action="store_true", help="one JSON object per stream")
+    p.add_argument("overrides", nargs="*", help="Hydra overrides of the experiment's config "
+                   "(e.g. scale.datasets.nasdaq.replay.events_per_window=3000)")
 
 
 def _fresh(payload: dict, rev: str | None) -> dict:
@@ -91,6 +93,7 @@ def main(args: argparse.Namespace) -> int:
     from experiments.running.compose import compose_config
 
     overrides = [f"+exp={args.exp}", f"scale={args.scale}", "runner=serial"] + ([f"dataset={args.dataset}"] if args.dataset else [])
+    overrides += list(args.overrides)
     cfg = compose_config(overrides)
     mod = kind_module(cfg.exp.kind)
     if not hasattr(mod, "dataset_stream_spec"):
