@@ -9,7 +9,8 @@ patterns read (``--attributes``, default the JQPG ``diff``) are gathered.  ``byt
 events, the gathered columns) over its events; the real columns it gathers from (the dataset's, a
 fixed size) are shown apart.  ``peak RSS`` is the building process's maximum resident set while the
 replay is built (Linux's VmHWM, reset once the dataset is read), and ``B/event while building`` its
-growth over the process with the dataset read, per event.  ``--against REV`` builds the same stream with commit ``REV``'s builder too
+growth over the process with the dataset read, per event; the seconds are wall and CPU time (the CPU time moves less with the machine's load).
+``--against REV`` builds the same stream with commit ``REV``'s builder too
 (f697127: one event object per event), in its own fresh process, for the ratio.
 """
 
@@ -45,9 +46,9 @@ out = {"raw_events": len(raw), "load_s": time.perf_counter() - t0}
 before = rss_bytes()
 with open("/proc/self/clear_refs", "w") as f:  # the peak (VmHWM) from here: the replay's, not the dataset read's
     f.write("5")
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 stream = experiment_stream(pl["stream"])
-out.update(events=len(stream), build_s=time.perf_counter() - t0, rss_before=before)
+out.update(events=len(stream), build_s=time.perf_counter() - t0, build_cpu_s=time.process_time() - c0, rss_before=before)
 if hasattr(stream, "materialized"):
     held = stream.materialized(pl["attributes"])
     real = [raw.array(a) for a in raw.attributes]
@@ -111,13 +112,14 @@ def main(args: argparse.Namespace) -> int:
             print(json.dumps(row))
             continue
         print(f"{args.exp} {args.scale} {dcfg['name']}: {row['events']:,} events built as columns in {row['build_s']:.1f} s "
+              f"({row['build_cpu_s']:.1f} s of CPU) "
               f"(the dataset's {row['raw_events']:,} events read in {row['load_s']:.1f} s before); "
               f"{row['bytes_per_event']:.1f} bytes/event held (codes, timestamps, the real events' index, {', '.join(attributes)}) "
               f"besides the dataset's columns ({row['real_bytes'] / 2**20:.1f} MiB); peak RSS {row['peak_rss'] / gib:.2f} GiB, "
               f"{row['rss_growth_per_event']:.1f} B/event while building")
         if args.against:
             a = row["against"]
-            print(f"  {args.against}'s builder: {a['build_s']:.1f} s (dataset read in {a['load_s']:.1f} s before), "
+            print(f"  {args.against}'s builder: {a['build_s']:.1f} s ({a['build_cpu_s']:.1f} s of CPU; dataset read in {a['load_s']:.1f} s before), "
                   f"peak RSS {a['peak_rss'] / gib:.2f} GiB, {a['rss_growth_per_event']:.1f} B/event while building; columns: "
                   f"{a['rss_growth_per_event'] / max(row['rss_growth_per_event'], 1e-9):.1f}x less memory, "
                   f"{a['build_s'] / max(row['build_s'], 1e-9):.1f}x less time")
