@@ -32,7 +32,6 @@ with this module exactly whenever no sampling happens):
 from __future__ import annotations
 
 import operator
-from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 

@@ -30,7 +30,6 @@ nothing, counts the cells from the configuration and says what the streams need.
 
 from __future__ import annotations
 
-import json
 import math
 import multiprocessing
 import os
