@@ -28,7 +28,7 @@ import argparse
 import statistics
 import time
 
-from experiments.reporting.tables import fmt, print_rows
+from experiments.tools.tables import fmt, print_rows
 
 HELP = ("HAMLET: events/s of the HAMLET executor vs GRETA, SHARON and two-step on a 3,000-event ridesharing window "
         "or a hamlet_fig8 quick cell (prints a table)")
@@ -69,7 +69,7 @@ def _quick_caps() -> dict:
 
 def _runner(name: str):
     from evaluators.trends import NoSharing, run_hamlet
-    from experiments.running.trend_engines import engine
+    from experiments.exps.hamlet_engines import engine
 
     if name == "hamlet-nonshared":
         return lambda qs, s: run_hamlet(qs, s, policy=NoSharing())

@@ -27,7 +27,7 @@ import statistics as pystats
 import time
 
 from cep.errors import ConfigError
-from experiments.reporting.tables import fmt, print_rows, text_table
+from experiments.tools.tables import fmt, print_rows, text_table
 
 HELP = "multi-pattern detection (events/s per global plan) and local-search steps per second"
 

@@ -46,7 +46,7 @@ def main(args: argparse.Namespace) -> int:
     from cep.errors import ConfigError
     from cep.next_algebra import Next, NextPattern, Source, left_deep
     from cep.pattern import Window
-    from experiments.running.next_measure import measure
+    from experiments.exps.next_measure import measure
     from experiments.workloads.next import PAPER_RATES, make_queries, paper_statistics
 
     if args.size < 2 or args.repeats < 1 or args.queries < 1 or args.nodes < 1:

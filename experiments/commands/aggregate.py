@@ -61,7 +61,7 @@ def main(args: argparse.Namespace) -> int:
     from cep.trends import TrendQuery
     from experiments.commands.inputs import resolve_data
     from experiments.data.readers import read_events
-    from experiments.running.trend_engines import engine, measure
+    from experiments.exps.hamlet_engines import engine, measure
 
     engine(args.engine)  # an unknown name fails before any work
     queries = parse_pattern_file(args.queries)

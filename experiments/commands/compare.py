@@ -40,7 +40,7 @@ def _configs(args) -> list:
     from algorithms.multi.registry import multi_planner_names
     from algorithms.registry import is_builtin
     from cep.errors import ConfigError
-    from experiments.commands.run import compose_config
+    from experiments.running.compose import compose_config
 
     against = [a for a in args.against.split(",") if a]
     if not against or args.name in against:

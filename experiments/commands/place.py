@@ -61,7 +61,7 @@ def main(args: argparse.Namespace) -> int:
     from cep.next_mapping import as_next_pattern
     from cep.parser import parse_pattern_file
     from cep.statistics import Statistics
-    from experiments.running.next_measure import measure
+    from experiments.exps.next_measure import measure
     from experiments.workloads.next import paper_statistics
 
     if args.nodes < 1:

@@ -169,10 +169,10 @@ def _report(root, experiment: str) -> None:
 
 
 def _estimate(configs, flags) -> int:
-    """Print the estimate of every run (see :mod:`experiments.running.estimate`)."""
+    """Print the estimate of every run (see :mod:`experiments.tools.estimate`)."""
     import json
 
-    from experiments.running.estimate import estimate_run
+    from experiments.tools.estimate import estimate_run
     from experiments.running.folders import results_root
     from experiments.running.runners import make_runner
 

@@ -68,7 +68,7 @@ def main(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(doc, indent=2, sort_keys=True))
         return 0
-    from experiments.reporting.tables import format_statistics
+    from experiments.data.statistics import format_statistics
 
     print(format_statistics(stats, meta, top=args.top))
     return 0

@@ -28,7 +28,7 @@ def main(args: argparse.Namespace) -> int:
     from experiments.data.datasets import resolve_path
     from experiments.running.folders import REFERENCE_DIR
     from experiments.running.store import ResultStore
-    from experiments.running.verify import (
+    from experiments.tools.verify import (
         TIE,
         difference_rows,
         format_differences,

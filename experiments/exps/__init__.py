@@ -15,12 +15,12 @@ from cep.errors import ConfigError
 
 EXPERIMENT_KINDS: dict[str, str] = {
     "stats": "experiments.exps.stats",
-    "grid": "experiments.exps.grid",
-    "next": "experiments.exps.next_figs",
-    "mcep": "experiments.exps.mcep_figs",
-    "hamlet": "experiments.exps.hamlet_figs",
+    "grid": "experiments.exps.jqpg",
+    "next": "experiments.exps.next",
+    "mcep": "experiments.exps.mcep",
+    "hamlet": "experiments.exps.hamlet",
     "fig12": "experiments.exps.fig12",
-    "motto": "experiments.exps.motto_figs",
+    "motto": "experiments.exps.motto",
 }
 
 

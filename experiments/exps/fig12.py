@@ -4,7 +4,7 @@ trivial global plan (written orders, nothing shared) of the multi-pattern baseli
 searches SA-EDGE and TS-EDGE, against the workload size, the pattern size, the time window and the
 count window, on both datasets (``exp.datasets``).
 
-Cells are exactly those of the ``mcep`` kind (:mod:`experiments.exps.mcep_figs`: the seeded workload
+Cells are exactly those of the ``mcep`` kind (:mod:`experiments.exps.mcep`: the seeded workload
 of :mod:`experiments.workloads.mcep` over the dataset's type pool, replayed at the papers' 45x rate
 spread by :mod:`experiments.data.replay`, statistics estimated on the stream, one multi-pattern evaluator
 pass per repeat); this module only builds them for every dataset and reuses the mcep cell, so the
@@ -19,11 +19,11 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
-from experiments.exps.mcep_figs import run_cell  # noqa: F401  (the cell of this kind; verify imports it)
+from experiments.exps.mcep import run_cell  # noqa: F401  (the cell of this kind; verify imports it)
 
 
 def build_specs(cfg: DictConfig) -> list[dict]:
-    from experiments.exps.mcep_figs import build_specs as mcep_specs
+    from experiments.exps.mcep import build_specs as mcep_specs
 
     return mcep_specs(cfg)
 

@@ -15,7 +15,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from cep.io_utils import atomic_write_text
 from cep.parser import parse_pattern
-from experiments.reporting.tables import format_statistics
+from experiments.data.statistics import format_statistics
 from experiments.data.datasets import experiment_datasets, load_dataset
 from experiments.running.metadata import RunMetadata, file_facts
 
@@ -31,7 +31,7 @@ def run(cfg: DictConfig, out_dir: Path) -> int:
     spark = None
     use_spark = cfg.runner.name == "spark"
     if use_spark:
-        from experiments.running.spark import get_spark, spark_version
+        from experiments.data.spark import get_spark, spark_version
 
         spark = get_spark(cfg.runner.master, conf=OmegaConf.to_container(cfg.runner.conf))
         meta.update(spark_master=cfg.runner.master, spark_version=spark_version())

@@ -44,7 +44,7 @@ SECTIONS: dict[str, str] = {
     "hamlet_fig10": "experiments.reporting.hamlet:fig10",
     "hamlet_fig11": "experiments.reporting.hamlet:fig11",
     "hamlet_fig12": "experiments.reporting.hamlet:fig12",
-    "fig12": "experiments.reporting.fig12:fig12",
+    "fig12": "experiments.reporting.mcep_fig12:fig12",
     "motto_fig13": "experiments.reporting.motto:fig13",
     "motto_fig14": "experiments.reporting.motto:fig14",
 }

@@ -3,9 +3,9 @@ regime at scale=paper, scale=standard and scale=quick, and the scale its stored 
 
 The values are not written here: each experiment is composed from ``configs/`` as ``run`` composes it
 (:func:`experiments.running.compose.compose_config` with ``+exp=<name> scale=<scale>``) and its parameters are
-read as its experiment kind reads them -- :func:`experiments.exps.grid.grid_setting` and
-``scale.datasets.<family>`` for the JQPG grid, :func:`experiments.exps.grid.experiment_scale` for MCEP,
-Figure 12 and MOTTO, ``scale.next`` for NEXT, :func:`experiments.exps.hamlet_figs.resolve` and
+read as its experiment kind reads them -- :func:`experiments.exps.jqpg.grid_setting` and
+``scale.datasets.<family>`` for the JQPG grid, :func:`experiments.exps.jqpg.experiment_scale` for MCEP,
+Figure 12 and MOTTO, ``scale.next`` for NEXT, :func:`experiments.exps.hamlet.resolve` and
 ``scale.hamlet`` for HAMLET.  Arrival rates and stream lengths are derived by the replay the run uses
 (:class:`experiments.data.replay.ReplaySpec`).  The stored scale is ``scale.name`` of the config in the
 result folder's ``metadata.json``; where that config gives another value than ``configs/`` at the same
@@ -27,7 +27,7 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 from cep.errors import ConfigError
 from experiments.data.datasets import CONFIG_DIR, dataset_config, dataset_family
 from experiments.data.replay import ReplaySpec
-from experiments.exps.grid import experiment_scale, grid_setting
+from experiments.exps.jqpg import experiment_scale, grid_setting
 
 SCALES = ("paper", "standard", "quick")
 #: the value shown where a scale does not set a parameter
@@ -135,7 +135,7 @@ def _multi(cfg: DictConfig) -> dict:
     for k, v in sc.items():
         if k not in ("seeds", "base", "values", "sweep_base"):
             out[k] = v
-    out.setdefault("rate_ratio", 45.0)  # the replay's default (experiments/exps/grid.py:replayed_pool_stream)
+    out.setdefault("rate_ratio", 45.0)  # the replay's default (experiments/exps/jqpg.py:replayed_pool_stream)
     rates, events = _rates(sc["base"]["window"], sc["events_per_window"], out["rate_ratio"], sc["windows"], sc["type_pool"])
     out["arrival rates (events/s)"] = rates
     out["stream (events, expected)"] = round(events)
@@ -143,7 +143,7 @@ def _multi(cfg: DictConfig) -> dict:
 
 
 def _next(cfg: DictConfig) -> dict:
-    from experiments.exps.next_figs import SCALE_KEYS
+    from experiments.exps.next import SCALE_KEYS
 
     exp = cfg.exp
     sc = {k: v for k, v in OmegaConf.to_container(cfg.scale.next, resolve=True).items() if k in SCALE_KEYS[str(exp.figure)]}
@@ -157,7 +157,7 @@ def _next(cfg: DictConfig) -> dict:
 
 
 def _hamlet(cfg: DictConfig) -> dict:
-    from experiments.exps.hamlet_figs import resolve
+    from experiments.exps.hamlet import resolve
 
     sc = OmegaConf.to_container(cfg.scale.hamlet, resolve=True)
     out = {"datasets": list(cfg.exp.datasets), POINT_LABEL["hamlet"]: len(sc.pop("seeds"))}

@@ -57,7 +57,7 @@ def package_versions() -> dict[str, str | None]:
 def numpy_simd() -> list[str] | None:
     """The SIMD extensions numpy dispatches its kernels to on this CPU (as ``numpy.show_runtime`` lists
     them under ``found``).  Exact cost ties can break differently between levels (``X86_V3`` against
-    ``X86_V4``, AVX-512): see :mod:`experiments.running.verify`."""
+    ``X86_V4``, AVX-512): see :mod:`experiments.tools.verify`."""
     try:
         from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
     except ImportError:

@@ -78,7 +78,7 @@ class SparkRunner:
     name = "spark"
 
     def __init__(self, master: str = "local[*]", conf: Mapping | None = None, spark=None) -> None:
-        from experiments.running.spark import get_spark, spark_version
+        from experiments.data.spark import get_spark, spark_version
 
         self.master = master
         self.spark = spark or get_spark(master, conf=dict(conf or {}))

@@ -106,7 +106,7 @@ def test_the_readme_section_runs_exactly_what_ci_runs():
 
 
 def test_an_optimizer_from_another_package_gets_the_sweeps_search_time_in_mcep_cells():
-    from experiments.exps.mcep_figs import MCEP
+    from experiments.exps.mcep import MCEP
 
     specs = kind_module("mcep").specs(compose_config(["+exp=mcep_fig10", "runner=serial",
                                                       "+extra_planners=[plugin_cases:BudgetEchoOptimizer]"]), REPO / "runs" / "unused")

@@ -79,7 +79,7 @@ def test_summarize_keeps_the_first_run_of_deterministic_metrics_and_the_median_o
 
 def test_the_registry_is_the_one_list_of_metrics():
     from evaluators import METRIC_NAMES
-    from experiments.running import verify
+    from experiments.tools import verify
 
     assert set(DETERMINISTIC) | set(MEASURED) == set(METRICS) and not set(DETERMINISTIC) & set(MEASURED)
     assert METRIC_NAMES == EVALUATION and set(EVALUATION) <= set(METRICS)

@@ -36,7 +36,7 @@ def _deterministic(df: pd.DataFrame) -> pd.DataFrame:
 @pytest.mark.cluster
 @pytest.mark.slow
 def test_a_run_survives_a_killed_worker(tmp_path):
-    from experiments.running.cluster import LocalCluster
+    from experiments.tools.cluster import LocalCluster
 
     serial = _run("runner=serial", f"results_dir={tmp_path / 'serial'}")
     assert serial.returncode == 0, serial.stderr

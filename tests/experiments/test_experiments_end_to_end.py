@@ -321,7 +321,7 @@ def test_a_multi_query_estimate_sizes_the_streams_of_its_cells(tmp_path):
 
 
 def test_a_lower_bound_decides_only_that_a_run_does_not_fit():
-    from experiments.running.estimate import DAY_S, Estimate
+    from experiments.tools.estimate import DAY_S, Estimate
 
     small = Estimate("x", "paper", cells=10, build_s=0.0, cpu_s=[1.0, 2.0], stopped=1, cores=2)
     huge = Estimate("x", "paper", cells=10, build_s=0.0, cpu_s=[DAY_S, DAY_S], stopped=1, cores=2)
@@ -331,7 +331,7 @@ def test_a_lower_bound_decides_only_that_a_run_does_not_fit():
 
 
 def test_each_stored_cell_keeps_its_run_time_and_verify_can_sample_only_cheap_cells(serial_results):
-    from experiments.running.verify import verify_experiment
+    from experiments.tools.verify import verify_experiment
 
     cells = ResultStore(serial_results / "jqpg_fig3").load_cells()
     times = {cid: spec["_cell_s"] for cid, spec in cells.items()}

@@ -1,8 +1,8 @@
 """scale=paper is the papers' parameters, scale=standard composes, and quick is not inherited.
 
 Every experiment is composed at scale=paper and its parameters are resolved as the run resolves them
-(:func:`experiments.exps.grid.grid_setting` for the JQPG grid, ``exp.scales.paper`` through
-:func:`experiments.exps.grid.experiment_scale` for MCEP, Figure 12 and MOTTO, ``scale.next`` for
+(:func:`experiments.exps.jqpg.grid_setting` for the JQPG grid, ``exp.scales.paper`` through
+:func:`experiments.exps.jqpg.experiment_scale` for MCEP, Figure 12 and MOTTO, ``scale.next`` for
 NEXT), then compared with :data:`PAPER`: one row per stated value, citing the paper and section.
 Arrival rates are checked on the rates the replay gives the pool's types
 (:meth:`experiments.data.replay.ReplaySpec.rates`).  HAMLET's per-scale values are kept in its own
@@ -17,7 +17,7 @@ import pytest
 
 from experiments.commands.run import compose_config
 from experiments.data.replay import ReplaySpec
-from experiments.exps.grid import experiment_scale, grid_setting
+from experiments.exps.jqpg import experiment_scale, grid_setting
 
 REPO = Path(__file__).resolve().parents[2]
 EXPERIMENTS = sorted(p.stem for p in (REPO / "configs" / "exp").glob("*.yaml"))

@@ -14,7 +14,7 @@ import pytest
 from omegaconf import OmegaConf
 
 from experiments.commands.run import compose_config
-from experiments.exps.grid import experiment_scale, grid_setting
+from experiments.exps.jqpg import experiment_scale, grid_setting
 from experiments.reporting import SECTIONS, build_report, build_section
 from experiments.reporting.regime import SCALES, composed, regime_table
 from experiments.reporting.sizing import per_point_needed, sizing
@@ -71,7 +71,7 @@ def test_multi_query_rows_are_the_experiments_own_scale_blocks(experiment):
 
 
 def test_hamlet_rows_are_the_resolved_rates_and_queries():
-    from experiments.exps.hamlet_figs import resolve
+    from experiments.exps.hamlet import resolve
 
     rows = table_of(regime_table("hamlet_fig11", {}))
     resolved = [resolve(composed("hamlet_fig11", s)) for s in SCALES]

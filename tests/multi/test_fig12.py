@@ -31,7 +31,7 @@ def tiny_rows():
 
 def test_cells_agree_and_the_section_has_the_papers_claims(tiny_rows, tmp_path):
     from experiments.reporting.core import SectionInput
-    from experiments.reporting.fig12 import fig12
+    from experiments.reporting.mcep_fig12 import fig12
     from cep.metrics import METRICS
     from experiments.running.store import rows_table
 

@@ -1,5 +1,5 @@
 """The calibrated bursty stock stream (experiments/data/bursty_stock.py) and the per-scale HAMLET
-parameters (experiments/exps/hamlet_figs.py::resolve)."""
+parameters (experiments/exps/hamlet.py::resolve)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def test_quick_scale_keeps_the_burst_structure_and_is_seeded():
 @pytest.mark.parametrize("fig", ["fig8", "fig9", "fig10", "fig11", "fig12"])
 def test_scale_paper_resolves_the_papers_rates_and_workloads(fig):
     from experiments.commands.run import compose_config
-    from experiments.exps.hamlet_figs import build_specs, resolve
+    from experiments.exps.hamlet import build_specs, resolve
 
     r = resolve(compose_config([f"+exp=hamlet_{fig}", "scale=paper"]))
     if fig in ("fig8", "fig9"):  # Figures 8-9: 10K to 20K events per minute, 5 to 25 queries
@@ -60,7 +60,7 @@ def test_scale_paper_resolves_the_papers_rates_and_workloads(fig):
 def test_an_override_wins_and_a_missing_block_is_one_line():
     from cep.errors import ConfigError
     from experiments.commands.run import compose_config
-    from experiments.exps.hamlet_figs import resolve
+    from experiments.exps.hamlet import resolve
 
     assert resolve(compose_config(["+exp=hamlet_fig8", "+exp.queries=[3]"]))["queries"] == [3]
     cfg = compose_config(["+exp=hamlet_fig8", "scale.name=huge"])
@@ -72,7 +72,7 @@ def test_greta_is_capped_only_where_a_scale_block_says_so():
     """Figure 10 at scale=standard caps GRETA (its params carry ``greta_max_work``, every engine's cell
     alike); elsewhere no cell's params name the cap, so their cell ids are those of the uncapped runs."""
     from experiments.commands.run import compose_config
-    from experiments.exps.hamlet_figs import build_specs
+    from experiments.exps.hamlet import build_specs
 
     capped = build_specs(compose_config(["+exp=hamlet_fig10", "scale=standard"]))
     assert {s["params"].get("greta_max_work") for s in capped} == {500_000_000}

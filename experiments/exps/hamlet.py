@@ -141,7 +141,7 @@ class TrendCell(cells.CellKind):
 
     def evaluate(self, spec: Mapping, stream_and_pool, queries, planned):
         from experiments.data.trend_streams import burst_mean
-        from experiments.running.trend_engines import measure
+        from experiments.exps.hamlet_engines import measure
 
         stream, pool = stream_and_pool
         p, eng = spec["params"], spec["algorithm"]

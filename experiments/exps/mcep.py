@@ -71,7 +71,7 @@ def build_specs(cfg: DictConfig) -> list[dict]:
 
 
 def _dataset_specs(cfg: DictConfig) -> list[dict]:
-    from experiments.exps.grid import checked_sweeps, experiment_scale, extra_planners, replayed_pool_stream
+    from experiments.exps.jqpg import checked_sweeps, experiment_scale, extra_planners, replayed_pool_stream
     from experiments.running.metadata import git_commit
 
     exp = cfg.exp

@@ -54,7 +54,7 @@ sub-trees together, run as ``k`` Spark tasks on a session of ``k`` cores -- ``lo
 one-core executors of the Spark runner's ``spark://`` master -- throughput measured at the driver,
 the median of ``cores_repeats`` runs after a warm-up, over a longer stream of ``cores_windows``
 windows; beside it the same plan once in one thread of the driver, whose per-pattern counts the
-parallel run must equal; :mod:`experiments.running.parallel_mpm`).  A
+parallel run must equal; :mod:`experiments.exps.motto_parallel`).  A
 core cell starts and stops its own SparkSession, which a Spark task cannot do (one SparkContext per
 JVM): :func:`run` runs the other cells on the configured runner first, stops the runner's session,
 then runs the core cells in the driver one after the other.  On a 2-core machine the throughput can
@@ -85,9 +85,9 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 from cep.errors import ConfigError, EvaluationLimitError
-from experiments.exps.mcep_figs import plan_digest
+from experiments.exps.mcep import plan_digest
 from experiments.running import cells
-from experiments.running.parallel_mpm import check_cores
+from experiments.exps.motto_parallel import check_cores
 
 SWEEPS = ("r", "queries", "window_ratio", "nesting", "cores")
 METHODS = ("NA", "MST", "LCSE", "SH-MDT")  # planner names of algorithms.multi.registry
@@ -97,7 +97,7 @@ PARAM_OF = {"r": "r", "queries": "queries", "window_ratio": "window_ratio", "nes
 
 
 def build_specs(cfg: DictConfig) -> list[dict]:
-    from experiments.exps.grid import checked_sweeps, experiment_scale, extra_planners, replayed_pool_stream
+    from experiments.exps.jqpg import checked_sweeps, experiment_scale, extra_planners, replayed_pool_stream
     from experiments.running.metadata import git_commit
 
     exp = cfg.exp
@@ -140,7 +140,7 @@ def build_specs(cfg: DictConfig) -> list[dict]:
                           "max_work": int(sc.get("max_work", 20_000_000))}
                 spec = {**common, "x_name": name, "x_value": v, "seed": int(seed), "algorithms": algs,
                         "pattern_id": f"{name}={v}-s{seed}", "params": params, "stream": stream}
-                if name == "cores":  # the runs' own Spark sessions (experiments.running.parallel_mpm.cores_master), a longer stream
+                if name == "cores":  # the runs' own Spark sessions (experiments.exps.motto_parallel.cores_master), a longer stream
                     params["repeats"] = int(sc.get("cores_repeats", params["repeats"]))
                     spec["spark_master"] = spark_master_of(cfg)
                     spec["stream"] = cores_stream
@@ -188,7 +188,7 @@ def run(cfg: DictConfig, out_dir: Path) -> int:
         finally:
             runner.close()
     if driver:
-        from experiments.running.parallel_mpm import stop_spark
+        from experiments.exps.motto_parallel import stop_spark
 
         stop_spark()
         masters = sorted({s.get("spark_master") or "local[k]" for s in driver})
@@ -331,7 +331,7 @@ def parallel_mismatches(parallel: Sequence[int], serial: Sequence[int]) -> int:
 class CoresCell(MottoCell):
     """Figure 14b: one workload's global plan (the sweep's one method) partitioned into ``cores`` groups
     and run as that many Spark tasks on a session of that many cores
-    (:mod:`experiments.running.parallel_mpm`); beside it the same plan in one thread of the driver
+    (:mod:`experiments.exps.motto_parallel`); beside it the same plan in one thread of the driver
     (algorithm ``serial``).  Runs in the driver (:func:`run`), never in a Spark task.  The parallel
     run's per-pattern counts are compared with the driver's: the patterns that differ are the cell's
     ``parallel_mismatches`` (a result, stored like any other, so the report's claim can fail)."""
@@ -339,7 +339,7 @@ class CoresCell(MottoCell):
     def plan_one(self, spec: Mapping, patterns, stats, algorithm: str) -> cells.Planned:
         from algorithms.multi import plan_workload
         from algorithms.multi.costs import workload_models
-        from experiments.running.parallel_mpm import partition_plan
+        from experiments.exps.motto_parallel import partition_plan
 
         p = spec["params"]
         r = plan_workload(patterns, algorithm, stats, seed=int(spec["seed"]), time_limit=float(p["budget_s"]))
@@ -350,7 +350,7 @@ class CoresCell(MottoCell):
 
     def evaluate(self, spec: Mapping, stream, patterns, planned):
         from evaluators.multi import evaluate_workload
-        from experiments.running.parallel_mpm import cores_session, group_payloads, run_parallel
+        from experiments.exps.motto_parallel import cores_session, group_payloads, run_parallel
 
         p = spec["params"]
         k = check_cores(p["cores"])

@@ -4,7 +4,7 @@
 * ``fig9`` -- operators supported on one node against query size, with and without rewriting, for
   the next, union and mix workloads.  A cell is (workload, size, seed, original|rewritten): a pool of
   random queries is rewritten (or not), every operator's CPU load measured on the NEXT engine
-  (:mod:`experiments.running.next_measure`), and one simulated node of ``capacity_single`` filled
+  (:mod:`experiments.exps.next_measure`), and one simulated node of ``capacity_single`` filled
   (:mod:`algorithms.next.capacity`) with queries drawn from the pool with replacement, in an order
   fixed by the seed -- the same draws for the original and the rewritten queries.
 * ``fig10`` -- complex events detected per CPU second against the number of 5-operator queries
@@ -139,9 +139,9 @@ def pool_queries(workload: str, size: int, count: int, seed: int, rewritten: boo
 
 def _measure_pool(workload: str, size: int, seed: int, variant: str, pool: int, duration: float, chunk: int,
                   code_version: str | None):
-    """The measurement of a pool (:func:`experiments.running.next_measure.measure`); ``code_version``
+    """The measurement of a pool (:func:`experiments.exps.next_measure.measure`); ``code_version``
     only keys the cache, so that a measurement is reused only by the code that made it."""
-    from experiments.running.next_measure import measure
+    from experiments.exps.next_measure import measure
 
     queries, _ = pool_queries(workload, size, pool, seed, variant == REWRITTEN)
     return measure(queries, duration=duration, seed=seed, chunk=chunk)
@@ -215,7 +215,7 @@ class CapacityCell(NextCell):
         import random
 
         from algorithms.next.capacity import simulate
-        from experiments.running.next_measure import measure, query_load
+        from experiments.exps.next_measure import measure, query_load
         from experiments.workloads.next import paper_statistics
 
         (alg, p), = planned.items()
@@ -265,7 +265,7 @@ class MeasureCell(NextCell):
     the results folder's cache, for the placement cells."""
 
     def evaluate(self, spec: Mapping, stream, rewritten, planned):
-        from experiments.running.next_measure import query_load
+        from experiments.exps.next_measure import query_load
 
         (alg, p), = planned.items()
         fn, args = measured_pool(spec)
