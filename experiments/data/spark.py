@@ -119,3 +119,16 @@ def spark_version() -> str:
     import pyspark
 
     return pyspark.__version__
+
+
+def stop_spark() -> None:
+    """Stop the running SparkSession of this process, if any (a JVM holds one SparkContext)."""
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    s = SparkSession.getActiveSession()
+    if s is not None:
+        s.stop()
+    sc = SparkContext._active_spark_context
+    if sc is not None:
+        sc.stop()

@@ -299,19 +299,6 @@ def run_parallel(spark, payloads: Sequence[Mapping], *, repeats: int = 3) -> Par
 
 
 # ---- sessions ------------------------------------------------------------------------------------------
-def stop_spark() -> None:
-    """Stop the running SparkSession of this process, if any (a JVM holds one SparkContext)."""
-    from pyspark import SparkContext
-    from pyspark.sql import SparkSession
-
-    s = SparkSession.getActiveSession()
-    if s is not None:
-        s.stop()
-    sc = SparkContext._active_spark_context
-    if sc is not None:
-        sc.stop()
-
-
 def cores_master(k: int, master: str | None) -> tuple[str, dict]:
     """The master and properties of a session of ``k`` cores: ``local[k]``, or ``k`` one-core
     executors of a standalone master (``spark://...``)."""
@@ -337,7 +324,7 @@ def _wait_executors(spark, k: int, timeout: float) -> None:
 def cores_session(k: int, master: str | None = None, *, conf: Mapping | None = None, timeout: float = 120.0):
     """A SparkSession of ``k`` cores (:func:`cores_master`), stopped on exit; any running session
     is stopped first."""
-    from experiments.data.spark import get_spark
+    from experiments.data.spark import get_spark, stop_spark
 
     url, props = cores_master(k, master)
     stop_spark()

@@ -1,6 +1,6 @@
 """The report sections of HAMLET Figures 8-12 (Poppe et al., SIGMOD'21, Section 5.2).
 
-Every point is a mean over the seeds of ``scale.hamlet.seeds`` with a Student-t 95% confidence
+Every point is a mean over the seeds (``seeds`` of the scale's settings) with a Student-t 95% confidence
 interval.  Every claim is judged by the one rule set (:mod:`experiments.reporting.rules`): a paired
 effect per independent workload -- engines of one cell share its stream and queries; the cell at the
 default rate and query count appears in both sweeps and counts once (:func:`_workloads`) -- with its
@@ -114,10 +114,6 @@ def _not_checkable(claim: str, paper: str, why: str) -> Claim:
 
 
 # ---- the regime table and the plots ------------------------------------------------------------------
-def _config(meta: dict) -> dict:
-    return (meta or {}).get("config") or {}
-
-
 def _streams_table(w: pd.DataFrame, figure: str) -> list[str]:
     """The markdown table under a HAMLET section's regime table: the paper's streams and ours, per dataset."""
     ours_ds = []

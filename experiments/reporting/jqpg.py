@@ -177,9 +177,9 @@ def _grid_figure(w: pd.DataFrame, metric: str, title: str, out: Path, name: str)
     return save_figure(fig, out, name)
 
 
-def _caption(w: pd.DataFrame, per: str, meta: dict, noise: float) -> str:
+def _caption(w: pd.DataFrame, per: str, settings: dict, noise: float) -> str:
     n = w.groupby(["dataset", "algorithm"] + ([per] if per else []))["pattern_id"].nunique()
-    repeats = ((meta.get("config") or {}).get("exp") or {}).get("repeats") or ((meta.get("config") or {}).get("scale") or {}).get("repeats")
+    repeats = settings.get("repeats")
     noise_txt = f"; run-to-run variation: median spread {noise:.2f}x between a cell's runs" if noise > 1 else ""
     lo, hi = int(n.min()), int(n.max())
     return (
@@ -378,7 +378,7 @@ def _regime_tables(meta: dict) -> dict[str, str]:
 def _section(inp: SectionInput, title: str, figures, claims, per: str = "workload") -> Section:
     w = wide(inp.table)
     noise = run_to_run_noise(inp.table)
-    caption = _caption(w, per, inp.meta, noise) if len(w) else ""
+    caption = _caption(w, per, inp.settings, noise) if len(w) else ""
     return Section(inp.experiment, title, figures, claims, [], caption, _regime_tables(inp.meta))
 
 

@@ -1,6 +1,6 @@
 """The report sections of NEXT Figures 9-11 (Schultz-Moeller et al., DEBS'09, Section 6).
 
-Every point is a mean over the seeds of ``scale.next.seeds`` (each seed draws its own queries and
+Every point is a mean over the seeds (``seeds`` of the scale's settings; each seed draws its own queries and
 stream) with a Student-t 95% confidence interval.  Verdicts follow the one rule set,
 :mod:`experiments.reporting.rules`: two lines of one seed share their queries and stream (rewritten vs
 original; every placement strategy), so an effect is the ratio of the two on the same seed, and ``n``
@@ -250,7 +250,7 @@ def fig10(inp: SectionInput) -> Section:
     claims.append(Claim.judged("rewritten queries detect the same composite events", "the rewritten pattern is equivalent (Section 4.3)",
                                none_differ(differ, len(same), "original/rewritten cell pairs"),
                                detail="complex-event counts of the original and rewritten queries (the tests compare the events themselves)"))
-    cfg = (inp.meta.get("config") or {}).get("scale", {}).get("next", {})
+    cfg = inp.settings
     notes = [
         MEASURED_VS_SIMULATED,
         f"Throughput here is complex events detected per CPU second of the engine (thread CPU time, median of "

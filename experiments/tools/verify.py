@@ -66,7 +66,7 @@ def cell_function(exp_dir: Path):
     from experiments.exps import kind_module
     from experiments.running.metadata import load_meta
 
-    kind = ((load_meta(exp_dir).get("config") or {}).get("exp") or {}).get("kind", "grid")
+    kind = ((load_meta(exp_dir).get("config") or {}).get("exp") or {}).get("kind", "jqpg")
     return kind_module(kind).run_cell
 
 

@@ -21,7 +21,7 @@ def _run_phases(out, phases, capsys) -> str:
     everything = [s for phase in phases for s in phase]
     meta = RunMetadata(out / "metadata.json", {})
     for phase in phases:
-        assert execute_cells(cfg, out, phase, _cell, runner=SerialRunner(), meta=meta, configuration=everything) == 0
+        assert execute_cells(cfg, out, phase, _cell, runner=SerialRunner(), meta=meta, configuration=everything).failed == 0
     return capsys.readouterr().err
 
 

@@ -19,10 +19,10 @@ TINY = [
     "+exp=jqpg_fig3",
     "exp.datasets=[nasdaq]",
     "exp.pattern_sets=[seq,neg]",
-    "scale.sizes=[3]",
+    "exp.sizes=[3]",
     "exp.planners=[EFREQ,DP-LD,DP-B]",
-    "scale.patterns_per_size=1",
-    "scale.repeats=1",
+    "exp.patterns_per_size=1",
+    "exp.repeats=1",
     "progress=false",
 ]
 DETERMINISTIC = ["plan_cost", "plan_cost_tree", "events", "matches", "peak_partial_matches"]
@@ -295,7 +295,7 @@ def test_estimate_builds_no_stream_that_would_not_fit_in_memory(tmp_path):
 
     from experiments.data.replay import ReplaySpec
 
-    huge = "scale.datasets.nasdaq.replay.events_per_window=1e13"  # some 10^15 events: no machine builds that
+    huge = "exp.scales.quick.families.nasdaq.replay.events_per_window=1e13"  # some 10^15 events: no machine builds that
     r = run_exp(*PLANNING_ONLY, "dataset=nasdaq", huge, f"results_dir={tmp_path}", "--estimate", "--json", timeout=300)
     assert r.returncode == 0, r.stderr
     est = json.loads(r.stdout.strip().splitlines()[-1])

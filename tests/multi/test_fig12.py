@@ -12,7 +12,7 @@ import pytest
 def tiny_rows():
     from hydra import compose, initialize_config_dir
 
-    from experiments.exps.fig12 import build_specs, run_cell
+    from experiments.exps.mcep import build_specs, run_cell
 
     root = Path(__file__).resolve().parents[2]
     with initialize_config_dir(config_dir=str(root / "configs"), version_base="1.3"):
