@@ -30,6 +30,9 @@ import time
 
 from experiments.tools.tables import fmt, print_rows
 
+# What the benchmark runs is imported inside its functions, not here: python -m experiments imports every
+# benchmark module to build the parser of bench, and a benchmark pays only for the imports of its own work.
+
 HELP = ("HAMLET: events/s of the HAMLET executor vs GRETA, SHARON and two-step on a 3,000-event ridesharing window "
         "or a hamlet_fig8 quick cell (prints a table)")
 

@@ -247,12 +247,39 @@ def run(cfg: DictConfig, out_dir: Path) -> int:
 
 
 # ---- one cell ----------------------------------------------------------------------------------------
-class GridCell(cells.CellKind):
+def plan_step(pattern, planner: str, stats, *, alpha: float = 0.0, seed: int = 0, params: Mapping | None = None) -> cells.Planned:
+    """A JQPG cell's plan: the planner's plan of the pattern on ``stats``, with its cost (the cost model of
+    its kind), its Cost_tree (:func:`tree_cost`) and its planning time; the row field ``kind`` of the plan."""
+    planned = plan_pattern(pattern, planner, stats, alpha=alpha, seed=seed, **(params or {}))
+    metrics = {"plan_cost": planned.cost, "plan_cost_tree": tree_cost(pattern, planned.plan, stats), "plan_time_s": planned.plan_time_s}
+    return cells.Planned(planned.plan, str(planned.plan), metrics, {"kind": planned.kind})
+
+
+def evaluate_step(pattern, plan, cols, *, evaluator: str, repeats: int = 1, max_partial_matches: int | None = None,
+                  max_work: int | None = None, measure_memory: bool = False) -> cells.Evaluated:
+    """A JQPG cell's evaluation: the plan compiled for ``evaluator`` and fed the whole stream (its columns)
+    ``repeats`` times; the median of the measured metrics and the first run's counts, ``throughput_spread``
+    (the largest run's throughput over the smallest's) and, with ``measure_memory``, the bytes of its state
+    metered in the first run; a run past a cap is a capped evaluation."""
+    cap = max_partial_matches or DEFAULT_MAX_PARTIAL_MATCHES
+    program = compile_evaluator(pattern, plan, evaluator)
+    runs = cells.timed_runs({"plan": lambda i: run_program(program, cols, max_partial_matches=cap, max_work=max_work,
+                                                           measure_memory=measure_memory and i == 0, collect_matches=False).metrics},
+                            repeats, len(cols), peak_partial_matches=cap)["plan"]
+    if isinstance(runs, cells.Evaluated):
+        return runs
+    out = cells.summarize(runs, [k for k in EVALUATION if k not in ("decode_s", "peak_memory_bytes")])
+    thr = [m["throughput_eps"] for m in runs]
+    out["throughput_spread"] = max(thr) / min(thr) if len(thr) > 1 and min(thr) > 0 else None
+    if measure_memory:
+        out["peak_memory_bytes"] = runs[0]["peak_memory_bytes"]
+    return cells.Evaluated(out)
+
+
+class JqpgCell(cells.CellKind):
     """A JQPG cell: one pattern planned by one planner on the statistics in its spec (computed by the
-    Spark statistics job when the specs were built), then -- unless ``evaluator`` is null -- its plan
-    compiled for the evaluator and fed the whole stream ``repeats`` times (median throughput and
-    latency; ``throughput_spread`` the largest run's throughput over the smallest's) and, with
-    ``measure_memory``, the bytes of its state metered in the first run."""
+    Spark statistics job when the specs were built, :func:`plan_step`), then -- unless ``evaluator`` is
+    null -- its plan evaluated on the whole stream ``repeats`` times (:func:`evaluate_step`)."""
 
     def stream(self, spec: Mapping):
         return experiment_columns(spec["stream"]) if spec.get("evaluator") else None
@@ -264,30 +291,16 @@ class GridCell(cells.CellKind):
         return Statistics.from_dict(spec["stats"], source=f"cell {spec['pattern_id']}")
 
     def plan_one(self, spec: Mapping, pattern, stats, algorithm: str) -> cells.Planned:
-        planned = plan_pattern(pattern, algorithm, stats, alpha=float(spec.get("alpha", 0.0)), seed=int(spec["seed"]),
-                               **(spec.get("params") or {}))
-        metrics = {"plan_cost": planned.cost, "plan_cost_tree": tree_cost(pattern, planned.plan, stats),
-                   "plan_time_s": planned.plan_time_s}
-        return cells.Planned(planned.plan, str(planned.plan), metrics, {"kind": planned.kind})
+        return plan_step(pattern, algorithm, stats, alpha=float(spec.get("alpha", 0.0)), seed=int(spec["seed"]),
+                         params=spec.get("params"))
 
     def evaluate(self, spec: Mapping, cols, pattern, planned):
         if not spec.get("evaluator"):
             return {}
         (alg, p), = planned.items()
-        cap = spec.get("max_partial_matches") or DEFAULT_MAX_PARTIAL_MATCHES
-        program = compile_evaluator(pattern, p.plan, spec["evaluator"])
-        meter = bool(spec.get("measure_memory"))
-        runs = cells.timed_runs({alg: lambda i: run_program(program, cols, max_partial_matches=cap, max_work=spec.get("max_work"),
-                                                            measure_memory=meter and i == 0, collect_matches=False).metrics},
-                                int(spec.get("repeats", 1)), len(cols), peak_partial_matches=cap)[alg]
-        if isinstance(runs, cells.Evaluated):
-            return {alg: runs}
-        out = cells.summarize(runs, [k for k in EVALUATION if k not in ("decode_s", "peak_memory_bytes")])
-        thr = [m["throughput_eps"] for m in runs]
-        out["throughput_spread"] = max(thr) / min(thr) if len(thr) > 1 and min(thr) > 0 else None
-        if meter:
-            out["peak_memory_bytes"] = runs[0]["peak_memory_bytes"]
-        return {alg: cells.Evaluated(out)}
+        return {alg: evaluate_step(pattern, p.plan, cols, evaluator=spec["evaluator"], repeats=int(spec.get("repeats", 1)),
+                                   max_partial_matches=spec.get("max_partial_matches"), max_work=spec.get("max_work"),
+                                   measure_memory=bool(spec.get("measure_memory")))}
 
     def fields(self, spec: Mapping, algorithm: str) -> dict:
         return {"dataset": spec["dataset"]["name"], "workload": spec["workload"], "size": spec["size"], "kind": None,
@@ -295,7 +308,7 @@ class GridCell(cells.CellKind):
                 "strategy": spec.get("strategy") or Strategy.ANY.value, "params": cells.params_json(spec.get("params"))}
 
 
-KIND = GridCell()
+KIND = JqpgCell()
 
 
 def run_cell(spec: Mapping) -> list[dict]:
