@@ -22,6 +22,9 @@ import csv
 import io
 import json
 
+# What the command runs is imported inside its functions, not here: python -m experiments imports every command
+# module to build its parser, and a command pays only for the imports of the work it does.
+
 HELP = "run trend aggregation queries (HAMLET) over an events file; one row per query, window and group"
 
 

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import argparse
 
+# What the command runs is imported inside its functions, not here: python -m experiments imports every command
+# module to build its parser, and a command pays only for the imports of the work it does.
+
 HELP = "run a planner or multi-pattern optimizer (built-in, entry point or module:Class) through the conformance suite"
 
 

@@ -20,6 +20,9 @@ import json
 
 from cep.errors import ConfigError
 
+# What the command runs is imported inside its functions, not here: python -m experiments imports every command
+# module to build its parser, and a command pays only for the imports of the work it does.
+
 HELP = "start, inspect or stop a Spark standalone cluster on 127.0.0.1 (master + workers)"
 DEFAULT_STATE = "runs/cluster.json"
 

@@ -20,6 +20,9 @@ import argparse
 import re
 import sys
 
+# What the command runs is imported inside its functions, not here: python -m experiments imports every command
+# module to build its parser, and a command pays only for the imports of the work it does.
+
 HELP = "run a method against others on an experiment's cells and print the paired effects with 95% CIs and verdicts"
 KINDS = ("jqpg", "mcep", "motto")
 SKIPPED_SWEEPS = {"mcep": ("reshuffle_every",), "motto": ("queries", "cores")}

@@ -11,6 +11,9 @@ from pathlib import Path
 from cep.errors import ConfigError, PatternError
 from cep.parser import parse_pattern_file, parse_patterns
 
+# What the command runs is imported inside its functions, not here: python -m experiments imports every command
+# module to build its parser, and a command pays only for the imports of the work it does.
+
 
 def load_patterns(args: argparse.Namespace, *, trends: bool = False):
     """The patterns of ``args.text`` or ``args.file``; a trend aggregation query (RETURN ...) is an

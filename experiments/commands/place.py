@@ -23,6 +23,9 @@ import json
 
 from cep.errors import ConfigError, PatternError
 
+# What the command runs is imported inside its functions, not here: python -m experiments imports every command
+# module to build its parser, and a command pays only for the imports of the work it does.
+
 HELP = "place NEXT queries on simulated nodes (operator costs measured on the NEXT engine); print the placement"
 
 

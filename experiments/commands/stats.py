@@ -6,6 +6,9 @@ import argparse
 import json
 import sys
 
+# What the command runs is imported inside its functions, not here: python -m experiments imports every command
+# module to build its parser, and a command pays only for the imports of the work it does.
+
 HELP = "compute arrival rates (and a pattern's selectivities) of a dataset as a Spark job"
 
 

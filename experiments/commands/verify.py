@@ -8,6 +8,9 @@ import sys
 
 from experiments.commands.inputs import add_results_dir, results_dir_of
 
+# What the command runs is imported inside its functions, not here: python -m experiments imports every command
+# module to build its parser, and a command pays only for the imports of the work it does.
+
 HELP = "re-run a sample of the committed result cells (results/): deterministic values must be identical; measured ones are shown"
 
 

@@ -83,6 +83,7 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
+import experiments.exps.kit as kit
 from algorithms.multi import plan_workload, sh_mdt
 from algorithms.multi.costs import cost_multi, workload_models
 from cep.errors import ConfigError
@@ -90,15 +91,6 @@ from cep.global_plans import workload_clauses
 from evaluators.multi import evaluate_workload
 from experiments.data.statistics import estimate_workload_statistics
 from experiments.data.streams import experiment_stream
-from experiments.exps.kit import (
-    checked_sweeps,
-    common_fields,
-    evaluate_in_turns,
-    evaluation_caps,
-    extra_planners,
-    plan_digest,
-    replayed_pool_stream,
-)
 from experiments.exps.motto_parallel import check_cores, cores_session, group_payloads, partition_plan, run_parallel
 from experiments.running import cells
 from experiments.running.execution import Cells, Phase, run_all_cells
@@ -122,14 +114,14 @@ def build_specs(cfg: DictConfig) -> list[dict]:
     unknown = sorted(set(base) - set(PARAMS))
     if unknown:
         raise ConfigError(f"unknown parameter {unknown[0]!r} in {exp.name}; known: {', '.join(PARAMS)}")
-    dname, stream = replayed_pool_stream(cfg, sc, base["window"], 13)
+    dname, stream = kit.replayed_pool_stream(cfg, sc, base["window"], 13)
     # the core study's runs are one Spark job each: a longer stream (cores_windows) keeps the job's
     # scheduling a small part of its time
     cores_stream = {**stream, "replay": {**stream["replay"], "windows": float(sc.get("cores_windows", sc["windows"]))}}
-    common = common_fields(cfg, dataset=dname)
-    extra = extra_planners(cfg, multi=True)
+    common = kit.common_fields(cfg, dataset=dname)
+    extra = kit.extra_planners(cfg, multi=True)
     specs = []
-    for name, sweep in checked_sweeps(exp, SWEEPS):
+    for name, sweep in kit.checked_sweeps(exp, SWEEPS):
         # a sweep's own base values: every scale's (the sweep's base), then this scale's (scales.<s>.sweep_base)
         sweep_base = {**(sweep.get("base") or {}), **(sc.get("sweep_base") or {}).get(name, {})}
         unknown_params = sorted(set(sweep_base) - set(PARAMS))
@@ -238,11 +230,11 @@ class MottoCell(cells.CellKind):
             metrics["planned_gain"] = mp.trivial_cost / mp.cost if mp.cost > 0 else None
         metrics.update(plan_cost=r.cost, trivial_cost=r.trivial_cost, plan_time_s=r.plan_time_s,
                        shared_nodes=_shared_internal_nodes(r.plan))
-        return cells.Planned(r.plan, plan_digest(r.plan), metrics)
+        return cells.Planned(r.plan, kit.plan_digest(r.plan), metrics)
 
     def evaluate(self, spec: Mapping, stream, patterns, planned):
         """Every plan over the stream, ``repeats`` times in turns; a plan past a cap stops being run."""
-        return evaluate_in_turns(patterns, planned, stream, spec["params"])
+        return kit.evaluate_in_turns(patterns, planned, stream, spec["params"])
 
     def fields(self, spec: Mapping, algorithm: str) -> dict:
         evaluator = "spark-tasks" if spec["x_name"] == "cores" and algorithm != "serial" else "tree"
@@ -274,7 +266,7 @@ class SolverCell(MottoCell):
                                graph_vertices=sp["graph"]["vertices"], graph_arcs=sp["graph"]["arcs"], graph_build_s=sp["build_s"])
                 if alg == "exact":
                     metrics["finished"] = 1.0 if sp[alg]["finished"] else 0.0
-            out[alg] = cells.Planned(gplan, plan_digest(gplan, shared_nodes=True), metrics)
+            out[alg] = cells.Planned(gplan, kit.plan_digest(gplan, shared_nodes=True), metrics)
         return out
 
 
@@ -299,15 +291,15 @@ class CoresCell(MottoCell):
         part = partition_plan(r.plan, workload_models(r.plan, stats), check_cores(p["cores"]))
         metrics = {"plan_cost": part.total_cost, "parallel_groups": len(part.groups), "speedup_bound": part.speedup_bound,
                    "copied_nodes": part.copied_nodes}
-        return cells.Planned((r.plan, part), plan_digest(r.plan, shared_nodes=True), metrics)
+        return cells.Planned((r.plan, part), kit.plan_digest(r.plan, shared_nodes=True), metrics)
 
     def evaluate(self, spec: Mapping, stream, patterns, planned):
         p = spec["params"]
         k = check_cores(p["cores"])
         (alg, planned_alg), = planned.items()
         gplan, part = planned_alg.plan
-        serial = evaluate_workload(patterns, gplan, stream, collect_matches=False, **evaluation_caps(p))  # the reference counts
-        payloads = group_payloads(patterns, gplan, part, spec["stream"], **evaluation_caps(p))
+        serial = evaluate_workload(patterns, gplan, stream, collect_matches=False, **kit.evaluation_caps(p))  # the reference counts
+        payloads = group_payloads(patterns, gplan, part, spec["stream"], **kit.evaluation_caps(p))
         with cores_session(k, spec.get("spark_master")) as spark:
             run = run_parallel(spark, payloads, repeats=int(p["repeats"]))
         m = serial.metrics

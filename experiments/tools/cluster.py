@@ -30,7 +30,7 @@ from experiments.data.spark import prepare_environment
 
 
 def spark_home() -> Path:
-    import pyspark
+    import pyspark  # the JVM's launcher scripts are found only when a cluster starts (a second's import)
 
     return Path(pyspark.__file__).resolve().parent
 

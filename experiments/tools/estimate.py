@@ -32,6 +32,10 @@ from typing import Mapping
 
 from scipy import stats as st
 
+from experiments.data.replay import ReplaySpec
+from experiments.data.streams import experiment_columns, experiment_stream
+from experiments.exps import kind_module
+
 DAY_S = 86_400.0
 #: peak memory per event of building a replayed stream (the events and the replay's sort): 750 B measured
 #: for a 1.27-million-event replay of the traffic pool on 2026-11-28
@@ -139,12 +143,8 @@ def _cpu() -> float:
 def _timed_cell(kind: str, spec: Mapping, conn) -> None:
     """Run one cell in this (fresh) process: say when its stream is built (``ready``, with the CPU
     seconds spent so far), then send back the cell's own CPU seconds."""
-    from experiments.exps import kind_module
-
     run_cell = kind_module(kind).run_cell
     if isinstance(spec.get("stream"), Mapping):  # a worker builds a stream once for all its cells
-        from experiments.data.streams import experiment_columns, experiment_stream
-
         experiment_stream(spec["stream"])
         experiment_columns(spec["stream"])
     t0 = _cpu()
@@ -208,8 +208,6 @@ def available_memory() -> float:
 
 def stream_events(stream) -> float | None:
     """The expected events of a stream specification that replays a pool (None for any other stream)."""
-    from experiments.data.replay import ReplaySpec
-
     replay = stream.get("replay") if isinstance(stream, Mapping) else None
     if not replay or not stream.get("pool"):
         return None
@@ -232,8 +230,6 @@ def estimate_run(cfg, out_dir, *, sample: int, seed: int, timeout_s: float, spar
     """The estimate of the run of ``cfg`` (see the module docstring).  A kind whose cell specifications
     build its streams here (``stream_specs``: JQPG's statistics) is sized before they are built; the
     others' streams are sized from the specifications."""
-    from experiments.exps import kind_module
-
     kind = cfg.exp.kind
     mod = kind_module(kind)
     name, scale = cfg.exp.name, str(cfg.scale.get("name", "?"))

@@ -36,7 +36,11 @@ from pathlib import Path
 import pandas as pd
 
 from cep.errors import ConfigError
+from experiments.data.datasets import REPO_ROOT
+from experiments.running.compose import compose_config
+from experiments.running.metadata import load_meta
 from experiments.running.store import ResultStore, read_rows
+from experiments.tools.cluster import LocalCluster, pid_alive
 from experiments.tools.verify import NEW, TIE, Difference, compare_cell
 
 #: what the failover command sets itself
@@ -215,11 +219,6 @@ def _run_cmd(overrides: list[str], *extra: str) -> list[str]:
 def run_failover(overrides: list[str], out: Path, *, local: Path | None = None, workers: int = 2, cores: int = 1,
                  kill_at: float = 1 / 3, say=print) -> FailoverRun:
     """The whole demonstration (module docstring); ``say`` gets a line as each step starts."""
-    from experiments.running.compose import compose_config
-    from experiments.data.datasets import REPO_ROOT
-    from experiments.tools.cluster import LocalCluster, pid_alive
-    from experiments.running.metadata import load_meta
-
     own = [o for o in overrides if o.split("=", 1)[0].lstrip("+~") in OWN_KEYS]
     if own:
         raise ConfigError(f"{own[0]!r}: cluster failover sets the runner, its master and the results folders itself")

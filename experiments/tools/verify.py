@@ -35,7 +35,10 @@ from pathlib import Path
 import pandas as pd
 
 from cep.metrics import DETERMINISTIC, MEASURED
+from experiments.exps import kind_module
+from experiments.running.metadata import load_meta
 from experiments.running.store import ResultStore
+from experiments.tools.tables import text_table
 
 SHOWN = "shown only"
 NEW = "new metric: not in the committed rows"
@@ -63,9 +66,6 @@ def _close(a: float, b: float) -> bool:
 
 def cell_function(exp_dir: Path):
     """The cell function of the experiment kind that produced ``exp_dir`` (from its metadata)."""
-    from experiments.exps import kind_module
-    from experiments.running.metadata import load_meta
-
     kind = ((load_meta(exp_dir).get("config") or {}).get("exp") or {}).get("kind", "jqpg")
     return kind_module(kind).run_cell
 
@@ -213,7 +213,5 @@ COLUMNS = {"experiment": ("experiment", str), "pattern_id": ("pattern", str), "a
 
 
 def format_differences(diffs: list[Difference], show_all: bool = False) -> str:
-    from experiments.tools.tables import text_table
-
     rows = difference_rows(diffs, show_all)
     return text_table(rows, COLUMNS) if rows else "(nothing to show)"

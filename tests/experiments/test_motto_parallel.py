@@ -135,7 +135,8 @@ def test_parallel_run_on_spark_reports_the_serial_runs_matches(spark, workload, 
 def test_exact_and_annealing_plans_are_sh_mdts(workload):
     """solver_plans maps MOTTO's trees exactly as SH-MDT does: its exact plan (the MILP finishes
     here) is the registry's SH-MDT plan."""
-    from experiments.exps.motto import plan_digest, solver_plans
+    from experiments.exps.kit import plan_digest
+    from experiments.exps.motto import solver_plans
 
     _, _, pats, stats, g = workload
     sp = solver_plans(pats, stats, budget_s=5.0, seed=0)
