@@ -196,10 +196,10 @@ def test_runs_go_where_git_ignores_them_and_never_into_the_reference(tmp_path, m
     from hydra import compose, initialize_config_dir
 
     from experiments.data.datasets import CONFIG_DIR
-    from experiments.running import metadata
+    from experiments.running import folders
     from experiments.running.folders import results_root
 
-    monkeypatch.setattr(metadata, "uncommitted_changes", lambda: [])  # whatever this checkout's state
+    monkeypatch.setattr(folders, "uncommitted_changes", lambda: [])  # whatever this checkout's state
 
     with initialize_config_dir(version_base="1.3", config_dir=str(CONFIG_DIR), job_name="t"):
         cfg = compose(config_name="config", overrides=["+exp=jqpg_fig3"])
