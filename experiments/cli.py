@@ -15,6 +15,7 @@ import importlib
 import sys
 
 from cep.errors import CEPError
+from experiments.commands.inputs import command_help
 
 COMMANDS: dict[str, str] = {
     "run": "experiments.commands.run",
@@ -39,11 +40,6 @@ INTERMIXED = ("compare",)
 
 def _load(name: str):
     return importlib.import_module(COMMANDS[name])
-
-
-def command_help(mod) -> str:
-    """A command module's one-line HELP as argparse wants it: argparse %-formats help strings."""
-    return mod.HELP.replace("%", "%%")
 
 
 def build_parser() -> argparse.ArgumentParser:

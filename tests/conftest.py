@@ -20,7 +20,7 @@ def data_dir() -> Path:
 @pytest.fixture(scope="session")
 def spark():
     """An embedded local[2] SparkSession (loopback only, no UI), stopped at the end of the run."""
-    from experiments.running.spark import get_spark
+    from experiments.data.spark import get_spark
 
     session = get_spark("local[2]", app_name="cep-tests", conf={"spark.task.maxFailures": "1"})
     yield session

@@ -4,8 +4,8 @@ A speed claim is a ratio measured in one run against the previous engine on the 
 benchmark that reports one runs the earlier commit's code too, in a subprocess, on the stream it
 measures here:
 
-* :func:`revision_tree` extracts the packages of commit ``rev`` (``git archive``) into a cache folder
-  once per commit (``$CEP_BASELINE_CACHE``, default ``<tmp>/cep-plan-bench-baselines``);
+* :func:`revision_tree` extracts the packages and configs of commit ``rev`` (``git archive``) into a cache
+  folder once per commit (``$CEP_BASELINE_CACHE``, default ``<tmp>/cep-plan-bench-baselines``);
 * :func:`save_columns` writes a stream's columns (type names, codes, timestamps, attributes) to an
   ``.npz`` that the earlier code rebuilds with its own ``EventColumns(type_names, codes, ts,
   columns=...)`` (:data:`LOAD_COLUMNS`), so both engines see exactly the same events;
@@ -34,8 +34,9 @@ from cep.errors import ConfigError
 #: the engine every ``bench`` ratio is measured against by default (Round 4's starting commit)
 BASELINE_REVISION = "f697127"
 
-#: the packages a baseline tree holds (what an engine and its pipeline import)
-PACKAGES = ("cep", "algorithms", "evaluators", "experiments")
+#: what a baseline tree holds: the packages an engine and its pipeline import, and the configs its
+#: experiments compose (the data are read from this checkout)
+PACKAGES = ("cep", "algorithms", "evaluators", "experiments", "configs")
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -75,7 +76,7 @@ def revision_tree(rev: str = BASELINE_REVISION) -> Path:
     """The packages of commit ``rev``, extracted once into the cache folder; returns that folder."""
     sha = resolve_revision(rev)
     root = Path(os.environ.get("CEP_BASELINE_CACHE", Path(tempfile.gettempdir()) / "cep-plan-bench-baselines"))
-    dest = root / sha
+    dest = root / f"{sha}-{'-'.join(PACKAGES)}"
     if (dest / ".complete").exists():
         return dest
     root.mkdir(parents=True, exist_ok=True)

@@ -7,12 +7,15 @@ Two parts (``--part opencep|sweep|all``):
   3.11 on this machine): OpenCEP's ``NASDAQ_MEDIUM.txt`` repeated 10 times, copy ``k`` shifted ``k``
   days later (16,520 events), written as a NASDAQ text file and decoded inside the timed span;
   the plan is DP-B on statistics estimated from that stream (tree evaluator) and, for comparison,
-  DP-LD on the lazy NFA.  Printed: matches (OpenCEP's counts in brackets), median events/s over
+  DP-LD on the lazy NFA, each made by the JQPG cells' plan step (:func:`experiments.exps.jqpg.plan_step`);
+  the decoding is timed as OpenCEP's numbers include it, which no cell does.  Printed: matches (OpenCEP's counts in brackets), median events/s over
   ``--repeats`` runs, the speed-up over OpenCEP's events/s, peak partial matches and peak memory.
 * **sweep** -- patterns of sizes 3 to 7 (:mod:`experiments.workloads.jqpg`: sequences and conjunctions
   with ``n/2`` ``diff`` conditions) on the bundled NASDAQ 5-minute sample and Aarhus traffic week,
   restricted to the ``--types`` most frequent event types, under every planner (its default
-  evaluator).  Events are decoded once beforehand, so the events/s here measure evaluation only.
+  evaluator), planned and evaluated by the JQPG cells' own steps (:func:`experiments.exps.jqpg.plan_step`,
+  :func:`~experiments.exps.jqpg.evaluate_step`): a number here measures the code a cell runs.  Events are
+  decoded once beforehand, so the events/s here measure evaluation only.
   Every planner must find the same matches for a pattern (plan invariance); a row whose count
   differs is flagged ``MISMATCH``.
 
@@ -28,7 +31,10 @@ import tempfile
 from datetime import timedelta
 from pathlib import Path
 
-from cep.errors import ConfigError, PartialMatchLimitError
+from cep.errors import ConfigError
+
+# What the benchmark runs is imported inside its functions, not here: python -m experiments imports every
+# benchmark module to build the parser of bench, and a benchmark pays only for the imports of its own work.
 
 HELP = "evaluators: events/s and peak partial matches (OpenCEP reference cases; sizes 3-7 per planner)"
 
@@ -93,13 +99,13 @@ def main(args: argparse.Namespace) -> int:
 
 
 def run_opencep_cases(args: argparse.Namespace) -> None:
-    from algorithms.planning import plan_pattern
     from cep.columnar import read_nasdaq_text_columns
     from cep.parser import parse_pattern
     from evaluators import evaluate
     from experiments.data.datasets import dataset_path
     from experiments.bench.opencep import OPENCEP_COPIES, write_shifted_copies
     from experiments.data.statistics import estimate_statistics
+    from experiments.exps.jqpg import plan_step
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "NASDAQ_MEDIUM_x10.txt"
@@ -113,7 +119,7 @@ def run_opencep_cases(args: argparse.Namespace) -> None:
             pattern = parse_pattern(text)
             stats = estimate_statistics(stream, [pattern], seed=args.seed)
             for planner in ("DP-B", "DP-LD"):
-                planned = plan_pattern(pattern, planner, stats, seed=args.seed)
+                planned = plan_step(pattern, planner, stats, seed=args.seed)
                 runs = [
                     evaluate(pattern, planned.plan, load, measure_memory=False, max_partial_matches=args.max_partial_matches).metrics
                     for _ in range(args.repeats)
@@ -126,7 +132,7 @@ def run_opencep_cases(args: argparse.Namespace) -> None:
                     "pattern": text,
                     "planner": planner,
                     "evaluator": mem.evaluator,
-                    "plan": str(planned.plan),
+                    "plan": planned.digest,
                     "events": runs[0]["events"],
                     "matches": runs[0]["matches"],
                     "opencep_matches": want,
@@ -167,13 +173,12 @@ def most_frequent_types(dataset: str, k: int) -> list[str]:
 
 
 def run_sweep(args: argparse.Namespace) -> None:
-    from algorithms.planning import plan_pattern
     from algorithms.registry import get_planner, planner_names
     from cep.pattern import Window
-    from evaluators import evaluate
     from experiments.bench.planners import parse_sizes
     from experiments.data.datasets import load_dataset
     from experiments.data.statistics import estimate_statistics
+    from experiments.exps.jqpg import evaluate_step, plan_step
     from experiments.workloads.jqpg import make_pattern
 
     sizes = parse_sizes(args.sizes)
@@ -195,25 +200,23 @@ def run_sweep(args: argparse.Namespace) -> None:
                     stats = estimate_statistics(stream, [pattern], seed=args.seed)
                     counts = set()
                     for planner in planners:
-                        planned = plan_pattern(pattern, planner, stats, seed=args.seed)
+                        planned = plan_step(pattern, planner, stats, seed=args.seed)
+                        kind = planned.fields["kind"]
                         row = {"part": "sweep", "dataset": dataset, "set": pset, "size": size, "index": index,
-                               "planner": planner, "kind": planned.kind, "plan": str(planned.plan), "events": len(cols)}
-                        try:
-                            runs = [
-                                evaluate(pattern, planned.plan, cols, measure_memory=False, collect_matches=False,
-                                         max_partial_matches=args.max_partial_matches)
-                                for _ in range(args.repeats)
-                            ]
-                        except PartialMatchLimitError as e:
-                            row.update(evaluator="", matches=None, throughput_eps=None, peak_partial_matches=None, error=str(e))
-                            _emit(args, row, lambda r: f"{r['dataset']:<8} {r['set']:<5} {r['size']:>2} {r['planner']:<11} cap: {r['error']}")
+                               "planner": planner, "kind": kind, "plan": planned.digest, "events": len(cols)}
+                        evaluator = "nfa" if kind == "order" else "tree"
+                        e = evaluate_step(pattern, planned.plan, cols, evaluator=evaluator, repeats=args.repeats,
+                                          max_partial_matches=args.max_partial_matches)
+                        if e.status != "ok":
+                            row.update(evaluator="", matches=None, throughput_eps=None, peak_partial_matches=None, error=e.status)
+                            _emit(args, row, lambda r: f"{r['dataset']:<8} {r['set']:<5} {r['size']:>2} {r['planner']:<11} {r['error']}")
                             continue
-                        m = runs[0].metrics
+                        m = e.metrics
                         counts.add(m["matches"])
                         row.update(
-                            evaluator=runs[0].evaluator,
+                            evaluator=evaluator,
                             matches=m["matches"],
-                            throughput_eps=pystats.median(r.metrics["throughput_eps"] for r in runs),
+                            throughput_eps=m["throughput_eps"],
                             peak_partial_matches=m["peak_partial_matches"],
                             consistent=len(counts) == 1,
                         )

@@ -10,9 +10,9 @@ query -- not a registered engine, shown to separate the gain of sharing from tha
 sums), ``greta`` (Equation 2 visiting every predecessor vertex, quadratic per query), ``sharon``
 (Kleene flattened into fixed-length sequences) and ``two-step`` (construct every trend, then
 aggregate).  ``--cell EPM`` times a ``hamlet_fig8`` quick cell instead: the experiment's ridesharing
-stream at EPM events per minute (``scale.hamlet``'s minutes and drivers, seed ``--seed``) and its
-workload of ``--queries`` queries per driver.  SHARON and two-step stop at ``scale.hamlet``'s caps of
-``configs/scale/quick.yaml`` (``--sharon-max-work``, ``--max-trends``); a capped engine's row is a
+stream at EPM events per minute (the figure's minutes and drivers at scale=quick, seed ``--seed``) and its
+workload of ``--queries`` queries per driver.  SHARON and two-step stop at the figure's caps at scale=quick
+(``--sharon-max-work``, ``--max-trends``); a capped engine's row is a
 bound, as in the report (:mod:`experiments.reporting.bounds`): all events over its median time to the
 cap is an upper bound on its throughput, HAMLET's ratio over it a lower bound.
 
@@ -28,7 +28,10 @@ import argparse
 import statistics
 import time
 
-from experiments.reporting.tables import fmt, print_rows
+from experiments.tools.tables import fmt, print_rows
+
+# What the benchmark runs is imported inside its functions, not here: python -m experiments imports every
+# benchmark module to build the parser of bench, and a benchmark pays only for the imports of its own work.
 
 HELP = ("HAMLET: events/s of the HAMLET executor vs GRETA, SHARON and two-step on a 3,000-event ridesharing window "
         "or a hamlet_fig8 quick cell (prints a table)")
@@ -46,8 +49,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--returns", default="COUNT(*)", help="the queries' RETURN clause (default COUNT(*); variables s, t, e)")
     p.add_argument("--cell", type=int, default=None, metavar="EPM",
                    help="time a hamlet_fig8 quick cell at EPM events per minute instead of the one window")
-    p.add_argument("--max-trends", type=int, default=None, help="two-step's cap (default: scale quick's)")
-    p.add_argument("--sharon-max-work", type=int, default=None, help="SHARON's cap (default: scale quick's)")
+    p.add_argument("--max-trends", type=int, default=None, help="two-step's cap (default: hamlet_fig8's at scale=quick)")
+    p.add_argument("--sharon-max-work", type=int, default=None, help="SHARON's cap (default: hamlet_fig8's at scale=quick)")
     p.add_argument("--json", action="store_true", help="print one JSON object per engine and workload")
 
 
@@ -59,17 +62,18 @@ COLUMNS = {
 
 
 def _quick_caps() -> dict:
-    """``scale.hamlet``'s block of configs/scale/quick.yaml (the caps, minutes and drivers of a quick cell)."""
-    from omegaconf import OmegaConf
+    """``hamlet_fig8``'s settings at scale=quick (the caps, minutes and drivers of a quick cell), resolved as
+    the experiment resolves them."""
+    from experiments.exps.hamlet import SETTINGS
+    from experiments.running.compose import compose_config
+    from experiments.running.settings import resolve
 
-    from experiments.data.datasets import CONFIG_DIR
-
-    return OmegaConf.to_container(OmegaConf.load(CONFIG_DIR / "scale" / "quick.yaml"))["hamlet"]
+    return resolve(compose_config(["+exp=hamlet_fig8", "scale=quick"]), SETTINGS)
 
 
 def _runner(name: str):
     from evaluators.trends import NoSharing, run_hamlet
-    from experiments.running.trend_engines import engine
+    from experiments.exps.hamlet_engines import engine
 
     if name == "hamlet-nonshared":
         return lambda qs, s: run_hamlet(qs, s, policy=NoSharing())

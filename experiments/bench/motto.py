@@ -22,6 +22,9 @@ import time
 
 from cep.errors import ConfigError
 
+# What the benchmark runs is imported inside its functions, not here: python -m experiments imports every
+# benchmark module to build the parser of bench, and a benchmark pays only for the imports of its own work.
+
 HELP = "MOTTO's Steiner searches: sharing-graph size, exact search within a budget, annealing (MOTTO Fig. 14a)"
 
 

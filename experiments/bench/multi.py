@@ -8,10 +8,11 @@ Two parts (``--part detect|search|all``):
   times, copy ``k`` shifted ``k`` days (16,520 events; the issue's reference stream).  Each workload
   runs on the multi-pattern evaluators under TRIVIAL (written orders, nothing shared), DP-B (best
   local trees, nothing shared), SA-EDGE (MPM) and TS-EDGE-PREFIX (MPT), plans from statistics
-  estimated on the stream, events decoded beforehand.  Per-pattern counts are checked against the
-  single-pattern compiled engine (each pattern alone, DP-B); a row that differs is flagged
-  ``MISMATCH``.  Printed beside: the summed time of running each pattern alone on the single-pattern
-  engine, and OpenCEP's multi-pattern range on such workloads as the issue states it (2,300 to
+  estimated on the stream, events decoded beforehand, the runs timed as a cell times them
+  (:func:`experiments.running.cells.timed_runs`).  Per-pattern counts are checked against the
+  single-pattern compiled engine (each pattern alone, DP-B, planned and evaluated by the JQPG cells'
+  steps); a row that differs is flagged ``MISMATCH``.  Printed beside: the summed time of running each
+  pattern alone on the single-pattern engine, and OpenCEP's multi-pattern range on such workloads as the issue states it (2,300 to
   12,000 events/s; OpenCEP is not installed here, so no OpenCEP run is made).
 * **search** -- steps per second of every local search on a workload of ``--patterns`` patterns of
   average size 5 (:mod:`experiments.workloads.mcep`) over 40 types whose rates span 45x, with a
@@ -27,7 +28,10 @@ import statistics as pystats
 import time
 
 from cep.errors import ConfigError
-from experiments.reporting.tables import fmt, print_rows, text_table
+from experiments.tools.tables import fmt, print_rows, text_table
+
+# What the benchmark runs is imported inside its functions, not here: python -m experiments imports every
+# benchmark module to build the parser of bench, and a benchmark pays only for the imports of its own work.
 
 HELP = "multi-pattern detection (events/s per global plan) and local-search steps per second"
 
@@ -98,13 +102,12 @@ def main(args: argparse.Namespace) -> int:
 
 def run_detect(args: argparse.Namespace) -> None:
     from algorithms.multi import plan_workload
-    from algorithms.planning import plan_pattern
     from cep.parser import parse_patterns
-    from evaluators import evaluate
     from evaluators.multi import evaluate_workload
-    from experiments.data.statistics import estimate_statistics, estimate_workload_statistics
-
     from experiments.bench.opencep import reference_stream
+    from experiments.data.statistics import estimate_statistics, estimate_workload_statistics
+    from experiments.exps.jqpg import evaluate_step, plan_step
+    from experiments.running.cells import timed_runs
 
     cols = reference_stream()
     stream = cols.to_stream()
@@ -117,15 +120,15 @@ def run_detect(args: argparse.Namespace) -> None:
         pats = parse_patterns(text)
         stats = estimate_workload_statistics(stream, pats, seed=args.seed)
         alone_counts, alone_time = [], 0.0
-        for p in pats:
+        for p in pats:  # each pattern alone, as a JQPG cell plans and evaluates it
             st = estimate_statistics(stream, [p], seed=args.seed)
-            planned = plan_pattern(p, "DP-B", st, seed=args.seed)
-            r = evaluate(p, planned.plan, cols, measure_memory=False, collect_matches=False)
-            alone_counts.append(r.metrics["matches"])
-            alone_time += r.metrics["elapsed_s"]
+            alone = evaluate_step(p, plan_step(p, "DP-B", st, seed=args.seed).plan, cols, evaluator="tree").metrics
+            alone_counts.append(alone["matches"])
+            alone_time += alone["elapsed_s"]
         for planner in DETECT_PLANNERS:
             r = plan_workload(pats, planner, stats, time_limit=1.0, seed=args.seed)
-            runs = [evaluate_workload(pats, r.plan, stream, collect_matches=False) for _ in range(args.repeats)]
+            runs = timed_runs({planner: lambda i: evaluate_workload(pats, r.plan, stream, collect_matches=False)}, args.repeats,
+                              len(stream))[planner]
             eps = pystats.median(x.metrics["throughput_eps"] for x in runs)
             counts = runs[0].counts
             row = {

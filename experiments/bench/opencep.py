@@ -8,6 +8,9 @@ import tempfile
 from datetime import datetime, timedelta
 from pathlib import Path
 
+# What the benchmark runs is imported inside its functions, not here: python -m experiments imports every
+# benchmark module to build the parser of bench, and a benchmark pays only for the imports of its own work.
+
 OPENCEP_COPIES = 10
 
 

@@ -22,6 +22,9 @@ import csv
 import io
 import json
 
+# What the command runs is imported inside its functions, not here: python -m experiments imports every command
+# module to build its parser, and a command pays only for the imports of the work it does.
+
 HELP = "run trend aggregation queries (HAMLET) over an events file; one row per query, window and group"
 
 
@@ -61,7 +64,7 @@ def main(args: argparse.Namespace) -> int:
     from cep.trends import TrendQuery
     from experiments.commands.inputs import resolve_data
     from experiments.data.readers import read_events
-    from experiments.running.trend_engines import engine, measure
+    from experiments.exps.hamlet_engines import engine, measure
 
     engine(args.engine)  # an unknown name fails before any work
     queries = parse_pattern_file(args.queries)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-from experiments.cli import command_help
+from experiments.commands.inputs import command_help
 
 HELP = "run a benchmark (planners: plan time and cost; evaluators: throughput)"
 

@@ -1,10 +1,13 @@
 """``python -m experiments check-planner NAME``: the conformance suite of a planner or multi-pattern optimizer
-(:mod:`experiments.running.conformance`); exit status 0 when every check passes, 1 when one fails, 2
+(:mod:`experiments.tools.conformance`); exit status 0 when every check passes, 1 when one fails, 2
 when the name resolves to nothing or to a class of the wrong kind."""
 
 from __future__ import annotations
 
 import argparse
+
+# What the command runs is imported inside its functions, not here: python -m experiments imports every command
+# module to build its parser, and a command pays only for the imports of the work it does.
 
 HELP = "run a planner or multi-pattern optimizer (built-in, entry point or module:Class) through the conformance suite"
 
@@ -19,7 +22,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from cep.errors import ConfigError
-    from experiments.running.conformance import check_planner
+    from experiments.tools.conformance import check_planner
 
     if args.streams < 1 or args.events < 1 or not args.time_limit > 0:
         raise ConfigError("--streams and --events must be at least 1 and --time-limit positive")

@@ -1,13 +1,13 @@
 """``python -m experiments cluster start|status|stop|failover``: a real Spark standalone cluster on this machine.
 
 ``start`` launches a master and ``--workers`` workers of ``--cores`` cores on 127.0.0.1 from the pip
-pyspark (:class:`experiments.running.cluster.LocalCluster`), waits until every worker has registered, and
+pyspark (:class:`experiments.tools.cluster.LocalCluster`), waits until every worker has registered, and
 prints the master URL to pass as ``runner.master``; the cluster's processes are kept in
 ``runs/cluster.json`` (``--state``) so that ``status`` and ``stop`` find them.  A run pointed at it sends
 its cells there; its results land in ``runs/<exp>/`` as any run's (the driver writes them).
 
 ``failover +exp=<name> [overrides] --out DIR`` is the whole demonstration in one command
-(:mod:`experiments.running.failover`): a local run, a cluster of its own (master and ``--workers``
+(:mod:`experiments.tools.failover`): a local run, a cluster of its own (master and ``--workers``
 workers), the same run on it with worker 0 killed mid-run, the cluster stopped, then the cells (none lost
 or duplicated) and every deterministic metric (identical to the local run's) checked and summarized;
 exit status 0 when everything holds, 1 otherwise.
@@ -19,6 +19,9 @@ import argparse
 import json
 
 from cep.errors import ConfigError
+
+# What the command runs is imported inside its functions, not here: python -m experiments imports every command
+# module to build its parser, and a command pays only for the imports of the work it does.
 
 HELP = "start, inspect or stop a Spark standalone cluster on 127.0.0.1 (master + workers)"
 DEFAULT_STATE = "runs/cluster.json"
@@ -41,7 +44,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from experiments.data.datasets import resolve_path
-    from experiments.running.cluster import LocalCluster
+    from experiments.tools.cluster import LocalCluster
 
     if args.action == "failover":
         return _failover(args)
@@ -77,7 +80,7 @@ def _failover(args: argparse.Namespace) -> int:
     import sys
 
     from experiments.data.datasets import resolve_path
-    from experiments.running.failover import format_summary, run_failover
+    from experiments.tools.failover import format_summary, run_failover
 
     if not args.overrides:
         raise ConfigError("cluster failover needs the run's overrides: +exp=<name> [scale=standard ...]")

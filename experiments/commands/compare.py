@@ -7,7 +7,7 @@ them and the sweeps that do not -- MCEP's static/adaptive, MOTTO's solver and co
 left out), with ``NAME`` added by ``+extra_planners`` so its cells are those ``run`` would make.
 Cells land in ``<results_dir>/<exp>/`` (``runs/`` by default) and a cell already done there is not
 run again.  ``--workloads N`` keeps N patterns per size (JQPG) or N seeds (MCEP, MOTTO); any other
-subset is an override (``exp.datasets=[nasdaq]``, ``exp.pattern_sets=[seq]``, ``scale.sizes=[3,4]``).
+subset is an override (``exp.datasets=[nasdaq]``, ``exp.pattern_sets=[seq]``, ``exp.sizes=[3,4]``).
 Runs use ``runner=serial`` unless an override names another local runner.  The effects (per
 experiment and dataset, :mod:`experiments.reporting.compare`) are printed and written with a figure to
 ``<results_dir>/compare/<NAME>/``.  Exit status 1 when cells failed (their tracebacks are in the
@@ -20,8 +20,11 @@ import argparse
 import re
 import sys
 
+# What the command runs is imported inside its functions, not here: python -m experiments imports every command
+# module to build its parser, and a command pays only for the imports of the work it does.
+
 HELP = "run a method against others on an experiment's cells and print the paired effects with 95% CIs and verdicts"
-KINDS = ("grid", "mcep", "motto")
+KINDS = ("jqpg", "mcep", "motto")
 SKIPPED_SWEEPS = {"mcep": ("reshuffle_every",), "motto": ("queries", "cores")}
 
 
@@ -40,7 +43,7 @@ def _configs(args) -> list:
     from algorithms.multi.registry import multi_planner_names
     from algorithms.registry import is_builtin
     from cep.errors import ConfigError
-    from experiments.commands.run import compose_config
+    from experiments.running.compose import compose_config
 
     against = [a for a in args.against.split(",") if a]
     if not against or args.name in against:
@@ -66,7 +69,7 @@ def _configs(args) -> list:
             raise ConfigError(f"{exp}: --against needs at least one built-in method")
         with open_dict(cfg):
             cfg.extra_planners = [args.name] + [a for a in against if a not in builtin]
-            if kind == "grid":
+            if kind == "jqpg":
                 cfg.exp.planners = builtin
                 if args.workloads:
                     cfg.exp.patterns_per_size = args.workloads

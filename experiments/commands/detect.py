@@ -24,8 +24,12 @@ import argparse
 import json
 from pathlib import Path
 
+from algorithms.registry import planner_names
 from cep.errors import PatternError
 from experiments.commands.inputs import events_loader, resolve_data
+
+# What the command runs is imported inside its functions, not here: python -m experiments imports every command
+# module to build its parser, and a command pays only for the imports of the work it does.
 
 HELP = "detect a pattern in an events file with a planner's plan; print matches and metrics"
 
@@ -37,8 +41,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     src.add_argument("--patterns", help="a workload file: detect all its patterns in one pass with one global plan "
                      "(see experiments/commands/workload.py)")
     p.add_argument("--data", required=True, help="events file (NASDAQ text, NASDAQ/traffic Parquet, CSV/Parquet) or dataset name")
-    p.add_argument("--planner", default="DP-B", help="planner name (default DP-B): TRIVIAL, EFREQ, GREEDY, II-RANDOM, "
-                   "II-GREEDY, DP-LD, ZSTREAM, ZSTREAM-ORD, DP-B")
+    p.add_argument("--planner", default="DP-B", help=f"planner name (default DP-B): {', '.join(planner_names())}")
     p.add_argument("--evaluator", default="auto", help="tree or nfa (default: tree for tree planners, nfa for order planners)")
     p.add_argument("--stats", help="statistics JSON for the planner (default: estimated from --data)")
     p.add_argument("--alpha", type=float, default=0.0, help="latency weight of the plan cost (JQPG 5.1)")

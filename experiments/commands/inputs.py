@@ -1,5 +1,6 @@
 """What several commands read from their arguments: patterns (text or file), events files (a dataset
-name or a path, and a loader that decodes it inside the timed span), statistics, planner parameters."""
+name or a path, and a loader that decodes it inside the timed span), statistics, planner parameters;
+and a command module's one-line help as argparse takes it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ from pathlib import Path
 
 from cep.errors import ConfigError, PatternError
 from cep.parser import parse_pattern_file, parse_patterns
+
+# What the command runs is imported inside its functions, not here: python -m experiments imports every command
+# module to build its parser, and a command pays only for the imports of the work it does.
 
 
 def load_patterns(args: argparse.Namespace, *, trends: bool = False):
@@ -110,3 +114,7 @@ def results_dir_of(args: argparse.Namespace) -> str | None:
         raise ConfigError(f"two results folders: --results-dir {args.results_dir} and results_dir={given}")
     return given if given is not None else args.results_dir
 
+
+def command_help(mod) -> str:
+    """A command (or benchmark) module's one-line HELP as argparse wants it: argparse %-formats help strings."""
+    return mod.HELP.replace("%", "%%")

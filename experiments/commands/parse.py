@@ -13,6 +13,9 @@ from cep.errors import PatternError
 from cep.pattern import format_pattern
 from experiments.commands.inputs import load_patterns
 
+# What the command runs is imported inside its functions, not here: python -m experiments imports every command
+# module to build its parser, and a command pays only for the imports of the work it does.
+
 HELP = "parse pattern text and print it normalized, with its DNF"
 
 

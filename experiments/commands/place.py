@@ -12,8 +12,8 @@ and output rate, and the CPU of sending and receiving an event is measured; then
 offered in file order to ``--nodes`` simulated nodes of ``--capacity`` CPU seconds per second each
 (:mod:`algorithms.next.capacity`).  Printed: where each operator went (and which ones were reused),
 the measured load of every node, and the number of queries supported.  ``--json`` prints one JSON
-object with the same.  Defaults of the simulated machine come from ``configs/scale/quick.yaml``
-(``next:``), the values the experiments use.
+object with the same.  The simulated machine's defaults are NEXT Figure 11's settings at scale=quick
+(``configs/exp/next_fig11.yaml`` over ``configs/scales/next.yaml``, resolved as the experiment resolves them).
 """
 
 from __future__ import annotations
@@ -23,33 +23,40 @@ import json
 
 from cep.errors import ConfigError, PatternError
 
+# What the command runs is imported inside its functions, not here: python -m experiments imports every command
+# module to build its parser, and a command pays only for the imports of the work it does.
+
 HELP = "place NEXT queries on simulated nodes (operator costs measured on the NEXT engine); print the placement"
 
 
+#: where the simulated machine's defaults come from
+DEFAULTS = "NEXT Figure 11's at scale=quick"
+
+
 def _defaults() -> dict:
-    from omegaconf import OmegaConf
+    """NEXT Figure 11's settings at scale=quick (the node capacity, the patience, the seconds measured)."""
+    from experiments.exps.next import SETTINGS
+    from experiments.running.compose import compose_config
+    from experiments.running.settings import resolve
 
-    from experiments.data.datasets import CONFIG_DIR
-
-    return dict(OmegaConf.to_container(OmegaConf.load(CONFIG_DIR / "scale" / "quick.yaml"))["next"])
+    return resolve(compose_config(["+exp=next_fig11", "scale=quick"]), SETTINGS["fig11"])
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from algorithms.next.placement import DECIDE, STRATEGIES
 
-    d = _defaults()
     p.add_argument("queries_file", metavar="QUERIES_FILE",
                    help="a file of NEXT patterns (or of ours that have an exact NEXT counterpart)")
     p.add_argument("--nodes", type=int, required=True, help="number of simulated operator nodes")
     p.add_argument("--strategy", required=True, choices=STRATEGIES, help="placement strategy (NEXT Section 4.4)")
     p.add_argument("--stats", help="statistics JSON with the sources' rates (default: S1, S2, S4, ..., S128 at 1..128 events/s)")
-    p.add_argument("--capacity", type=float, default=float(d["capacity"]),
-                   help=f"CPU seconds per second of one node and sink proxy (default {d['capacity']})")
+    p.add_argument("--capacity", type=float, default=None,
+                   help=f"CPU seconds per second of one node and sink proxy (default: {DEFAULTS})")
     p.add_argument("--sinks", type=int, default=0, help="sink proxies to simulate (default 0: not a bottleneck)")
-    p.add_argument("--duration", type=float, default=float(d["duration_s"]),
-                   help=f"seconds of the sources the operators are measured over (default {d['duration_s']})")
-    p.add_argument("--patience", type=int, default=int(d["patience"]),
-                   help=f"stop after this many rejected queries in a row (default {d['patience']})")
+    p.add_argument("--duration", type=float, default=None,
+                   help=f"seconds of the sources the operators are measured over (default: {DEFAULTS})")
+    p.add_argument("--patience", type=int, default=None,
+                   help=f"stop after this many rejected queries in a row (default: {DEFAULTS})")
     p.add_argument("--decide", choices=DECIDE, default="measured", help="what the greedy minimizes: measured loads or Table 1 estimates")
     p.add_argument("--seed", type=int, default=0, help="seed of the sources")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -61,9 +68,14 @@ def main(args: argparse.Namespace) -> int:
     from cep.next_mapping import as_next_pattern
     from cep.parser import parse_pattern_file
     from cep.statistics import Statistics
-    from experiments.running.next_measure import measure
+    from experiments.exps.next_measure import measure
     from experiments.workloads.next import paper_statistics
 
+    if None in (args.capacity, args.duration, args.patience):
+        d = _defaults()
+        args.capacity = float(d["capacity"]) if args.capacity is None else args.capacity
+        args.duration = float(d["duration_s"]) if args.duration is None else args.duration
+        args.patience = int(d["patience"]) if args.patience is None else args.patience
     if args.nodes < 1:
         raise ConfigError(f"--nodes must be at least 1, got {args.nodes}")
     if args.duration <= 0:

@@ -22,12 +22,16 @@ from __future__ import annotations
 import argparse
 import json
 
+from algorithms.registry import planner_names
 from cep.errors import PlanError
 from experiments.commands.inputs import (
     load_statistics,
     parse_params,
     warn_missing_selectivities,
 )
+
+# What the command runs is imported inside its functions, not here: python -m experiments imports every command
+# module to build its parser, and a command pays only for the imports of the work it does.
 
 HELP = "plan a pattern with a JQPG planner (or all of them) and print the plan and its cost"
 
@@ -38,8 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     src.add_argument("--file", "-f", help="a file of patterns")
     src.add_argument("--patterns", help="a workload file: plan all its patterns together with one global plan "
                      "(multi-pattern optimizers SA-EDGE, TS-EDGE, ..., see experiments/commands/workload.py)")
-    p.add_argument("--planner", default="all", help="planner names separated by commas (TRIVIAL, EFREQ, GREEDY, II-RANDOM, "
-                   "II-GREEDY, DP-LD, ZSTREAM, ZSTREAM-ORD, DP-B) or 'all' (default)")
+    p.add_argument("--planner", default="all", help=f"planner names separated by commas ({', '.join(planner_names())}) or 'all' (default)")
     stats = p.add_mutually_exclusive_group(required=True)
     stats.add_argument("--stats", help="statistics JSON file: {\"rates\": {...}, \"selectivities\": {...}}")
     stats.add_argument("--dataset", help="compute statistics from a dataset name (nasdaq, traffic, ...) or an events file")

@@ -6,6 +6,9 @@ import argparse
 
 from experiments.commands.inputs import results_dir_of
 
+# What the command runs is imported inside its functions, not here: python -m experiments imports every command
+# module to build its parser, and a command pays only for the imports of the work it does.
+
 HELP = "draw the figures of every experiment in runs/ (your runs) or results/ (--reference) and write REPORT.md there"
 
 

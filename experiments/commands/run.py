@@ -20,6 +20,9 @@ import sys
 from cep.errors import ConfigError
 from experiments.running.compose import GROUPS, check_job, compose_config  # noqa: F401 (run's own composition)
 
+# What the command runs is imported inside its functions, not here: python -m experiments imports every command
+# module to build its parser, and a command pays only for the imports of the work it does.
+
 HELP = "run an experiment: python -m experiments run +exp=<name> [key=value ...] [--multirun]"
 
 EXIT_FAILED_CELLS = 1
@@ -51,8 +54,9 @@ def description() -> str:
         "  python -m experiments run +exp=jqpg_fig7 dataset=nasdaq dataset.path=/data/events.parquet\n"
         "  python -m experiments run +exp=jqpg_fig7 results_dir=/tmp/results --multirun seed=0,1\n\n"
         "Overrides: dataset=<name> runs on one dataset (configs/dataset/), dataset.path=<file> points it at\n"
-        "another file; runner=spark|joblib|serial, runner.master=spark://host:7077; scale=quick|paper;\n"
-        "results_dir=<dir>; reference=true; seed=<n>; progress=false; any exp.* or scale.* value.\n\n"
+        "another file; runner=spark|joblib|serial, runner.master=spark://host:7077; scale=quick|standard|paper;\n"
+        "results_dir=<dir>; reference=true; seed=<n>; progress=false; any exp.* value: exp.<key>=... (+exp.<key>=...\n"
+        "where the config does not name it) holds at every scale, exp.scales.<scale>.<key>=... at one.\n\n"
         "Experiments:\n" + experiments_table()
     )
 
@@ -172,10 +176,10 @@ def _report(root, experiment: str) -> None:
 
 
 def _estimate(configs, flags) -> int:
-    """Print the estimate of every run (see :mod:`experiments.running.estimate`)."""
+    """Print the estimate of every run (see :mod:`experiments.tools.estimate`)."""
     import json
 
-    from experiments.running.estimate import estimate_run
+    from experiments.tools.estimate import estimate_run
     from experiments.running.folders import results_root
 
     for cfg in configs:  # no runner: the sample is built here, each sampled cell run in a process of its own

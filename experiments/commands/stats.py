@@ -6,6 +6,9 @@ import argparse
 import json
 import sys
 
+# What the command runs is imported inside its functions, not here: python -m experiments imports every command
+# module to build its parser, and a command pays only for the imports of the work it does.
+
 HELP = "compute arrival rates (and a pattern's selectivities) of a dataset as a Spark job"
 
 
@@ -68,7 +71,7 @@ def main(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(doc, indent=2, sort_keys=True))
         return 0
-    from experiments.reporting.tables import format_statistics
+    from experiments.data.statistics import format_statistics
 
     print(format_statistics(stats, meta, top=args.top))
     return 0

@@ -8,6 +8,9 @@ import sys
 
 from experiments.commands.inputs import add_results_dir, results_dir_of
 
+# What the command runs is imported inside its functions, not here: python -m experiments imports every command
+# module to build its parser, and a command pays only for the imports of the work it does.
+
 HELP = "re-run a sample of the committed result cells (results/): deterministic values must be identical; measured ones are shown"
 
 
@@ -28,7 +31,7 @@ def main(args: argparse.Namespace) -> int:
     from experiments.data.datasets import resolve_path
     from experiments.running.folders import REFERENCE_DIR
     from experiments.running.store import ResultStore
-    from experiments.running.verify import (
+    from experiments.tools.verify import (
         TIE,
         difference_rows,
         format_differences,

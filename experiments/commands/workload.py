@@ -26,6 +26,9 @@ import time
 
 from cep.errors import ConfigError, PlanError
 
+# What the command runs is imported inside its functions, not here: python -m experiments imports every command
+# module to build its parser, and a command pays only for the imports of the work it does.
+
 
 def _patterns(path: str):
     from cep.next_algebra import NextPattern

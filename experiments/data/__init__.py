@@ -1,1 +1,1 @@
-"""Event data: file readers, named datasets, the replay into the papers' regime, generated streams (synthetic Poisson sources, ridesharing), the stream of a cell, and statistics (pandas and the Spark job)."""
+"""Event data: file readers, named datasets, the replay into the papers' regime, generated streams (synthetic Poisson sources, ridesharing), the stream of a cell, statistics (pandas and the Spark job), and the Spark session."""

@@ -148,7 +148,7 @@ def _compute(stream, patterns, spark, master, max_pairs, seed, progress, per_pat
     from pyspark.sql import functions as F
     from tqdm import tqdm
 
-    from experiments.running.spark import get_spark
+    from experiments.data.spark import get_spark
 
     groups = condition_groups(patterns, per_pattern=per_pattern)
     attrs = sorted({a.name for g in groups for c in g.conditions for a in c.attributes})

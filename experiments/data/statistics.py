@@ -277,3 +277,25 @@ def _selectivity(cols: StreamColumns, vtypes: Mapping[str, str], conds, window, 
             ok &= eval_numpy(c, lambda var, a: cols.attr(idx[var][0], a)[idx[var][1]])
         return float(ok.mean())
     raise AssertionError(f"condition_groups admits at most two variables, got {selectivity_key(vs)}")
+
+
+def format_statistics(stats, meta: dict, top: int = 20) -> str:
+    """Arrival rates (the ``top`` fastest types) and selectivities as text, under a line about the data."""
+    rates = sorted(stats.rates.items(), key=lambda kv: (-kv[1], kv[0]))
+    vals = np.array([r for _, r in rates]) if rates else np.zeros(1)
+    lines = [
+        f"dataset {meta['dataset']}: {meta['events']:,} events, {meta['event_types']} event types, "
+        f"span {meta['span_seconds'] / 3600:.2f} h ({meta['engine']})",
+        f"arrival rates (events/s): min {vals.min():.3g}, median {np.median(vals):.3g}, max {vals.max():.3g}",
+    ]
+    shown = rates if not top else rates[:top]
+    width = max((len(t) for t, _ in shown), default=4)
+    for t, r in shown:
+        lines.append(f"  {t:<{width}}  {r:.6g}/s  ({r * 60:.4g}/min)")
+    if top and len(rates) > top:
+        lines.append(f"  ... {len(rates) - top} more (use --top 0 or --json for all)")
+    if stats.selectivities:
+        lines.append("selectivities:")
+        for k, s in sorted(stats.selectivities.items()):
+            lines.append(f"  {k:<12} {s:.6g}")
+    return "\n".join(lines)

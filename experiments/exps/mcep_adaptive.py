@@ -35,9 +35,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.stats import chi2_contingency
 
+from algorithms.multi import plan_workload
+from algorithms.multi.costs import cost_multi, workload_models
 from cep.columnar import EventColumns
 from cep.global_plans import GlobalPlan
+from evaluators.multi.engine import switch_point
+from experiments.data.statistics import estimate_workload_statistics
 
 
 @dataclass
@@ -61,8 +66,6 @@ def window_events(stream: EventColumns, a: int, b: int) -> EventColumns:
 
 def window_statistics(stream: EventColumns, patterns, a: int, b: int, *, seed: int):
     """The workload statistics (one per pattern) estimated on the events ``[a, b)``."""
-    from experiments.data.statistics import estimate_workload_statistics
-
     return estimate_workload_statistics(window_events(stream, a, b), patterns, seed=seed)
 
 
@@ -79,8 +82,6 @@ def drifted(reference: Sequence[int], current: Sequence[int], alpha: float) -> b
     the last decision was made on): a chi-square test of homogeneity of the two rows
     (:func:`scipy.stats.chi2_contingency`, categories empty in both left out) rejects at level
     ``alpha``."""
-    from scipy.stats import chi2_contingency
-
     cols = [(r, c) for r, c in zip(reference, current) if r + c > 0]
     if len(cols) < 2:
         return False
@@ -98,17 +99,12 @@ def worth_switching(c_cur: float, c_new: float, horizon_events: float, window_ev
 
 def plan_cost(g: GlobalPlan, stats) -> float:
     """Cost_ord^multi (or Cost_tree^multi) of ``g`` under ``stats`` (MCEP 3.3)."""
-    from algorithms.multi.costs import cost_multi, workload_models
-
     return cost_multi(g, workload_models(g, stats))
 
 
 def adaptive_plan(stream: EventColumns, patterns, *, drift_window: int, check_every: int, drift_alpha: float,
                   window_s: float, seed: int, budget: Mapping, adaptive: bool, planner: str = "SA-EDGE") -> AdaptivePlan:
     """The plan segments of the static or adaptive method (see the module docstring)."""
-    from algorithms.multi import plan_workload
-    from evaluators.multi.engine import switch_point
-
     n = len(stream)
     ts = stream.ts.tolist()
     types = sorted({t for p in patterns for t in p.event_types})

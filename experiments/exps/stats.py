@@ -15,8 +15,11 @@ from omegaconf import DictConfig, OmegaConf
 
 from cep.io_utils import atomic_write_text
 from cep.parser import parse_pattern
-from experiments.reporting.tables import format_statistics
+from cep.pattern import format_type
 from experiments.data.datasets import experiment_datasets, load_dataset
+from experiments.data.spark import get_spark, spark_version
+from experiments.data.spark_statistics import compute_statistics_spark
+from experiments.data.statistics import estimate_statistics, format_statistics
 from experiments.running.metadata import RunMetadata, file_facts
 
 
@@ -31,8 +34,6 @@ def run(cfg: DictConfig, out_dir: Path) -> int:
     spark = None
     use_spark = cfg.runner.name == "spark"
     if use_spark:
-        from experiments.running.spark import get_spark, spark_version
-
         spark = get_spark(cfg.runner.master, conf=OmegaConf.to_container(cfg.runner.conf))
         meta.update(spark_master=cfg.runner.master, spark_version=spark_version())
     meta.write()
@@ -47,12 +48,8 @@ def run(cfg: DictConfig, out_dir: Path) -> int:
             (a, _), (b, _) = counts
         pattern = parse_pattern(cfg.exp.example_pattern.replace("{A}", _quote(a)).replace("{B}", _quote(b)))
         if use_spark:
-            from experiments.data.spark_statistics import compute_statistics_spark
-
             stats = compute_statistics_spark(stream, [pattern], spark=spark, max_pairs=cfg.exp.max_pairs, seed=cfg.seed, progress=cfg.progress)
         else:
-            from experiments.data.statistics import estimate_statistics
-
             stats = estimate_statistics(stream, [pattern], max_pairs=cfg.exp.max_pairs, seed=cfg.seed)
         info = {
             "dataset": name,
@@ -77,6 +74,4 @@ def run(cfg: DictConfig, out_dir: Path) -> int:
 
 
 def _quote(t: str) -> str:
-    from cep.pattern import format_type
-
     return format_type(t)

@@ -6,7 +6,8 @@ experiment folder under the results folder that holds a ``results.parquet`` and 
 :func:`build_report` calls it and writes ``REPORT.md`` beside the folders.  A ``NOTES.md`` beside a
 result table is appended to its section (the place for hand-written discussion).  Every section opens
 with its regime table (:mod:`experiments.reporting.regime`: each parameter at scale=paper, standard and
-quick, from the configs, and the scale its results ran at); the report ends with the sizing table
+quick, and the scale its results ran at, from the settings record of the run's ``metadata.json``); the
+report ends with the sizing table
 (:mod:`experiments.reporting.sizing`: the workloads per point its not-measurable claims would need).  Nothing is
 rewritten whose bytes would not change.
 """
@@ -22,6 +23,7 @@ from experiments.reporting.core import Section, SectionInput, run_notes
 from experiments.reporting.regime import regime_table
 from experiments.reporting.sizing import sizing_section
 from experiments.running.metadata import load_meta
+from experiments.running.settings import recorded
 from experiments.running.store import ResultStore
 
 SECTIONS: dict[str, str] = {
@@ -44,7 +46,7 @@ SECTIONS: dict[str, str] = {
     "hamlet_fig10": "experiments.reporting.hamlet:fig10",
     "hamlet_fig11": "experiments.reporting.hamlet:fig11",
     "hamlet_fig12": "experiments.reporting.hamlet:fig12",
-    "fig12": "experiments.reporting.fig12:fig12",
+    "fig12": "experiments.reporting.mcep_fig12:fig12",
     "motto_fig13": "experiments.reporting.motto:fig13",
     "motto_fig14": "experiments.reporting.motto:fig14",
 }
@@ -64,9 +66,11 @@ def build_section(results_dir: Path, experiment: str) -> Section | None:
     if df.empty:
         return None
     meta = load_meta(exp_dir)
-    section = section_function(experiment)(SectionInput(experiment, df, meta, exp_dir))
-    section.preface = regime_table(experiment, meta) + ([""] if section.preface else []) + section.preface
-    section.meta = meta
+    settings = recorded(meta, experiment)
+    run = (settings or {}).get("run") or {}
+    section = section_function(experiment)(SectionInput(experiment, df, meta, exp_dir, run.get("scale") or {}))
+    section.preface = regime_table(experiment, meta, settings) + ([""] if section.preface else []) + section.preface
+    section.meta, section.settings = meta, settings
     section.notes += run_notes(meta, df)
     section.notes += foreign_method_notes(df)
     extra = exp_dir / "NOTES.md"

@@ -27,6 +27,9 @@ from pathlib import Path
 import pandas as pd
 
 import experiments.reporting.rules as rules
+from algorithms.multi.registry import multi_planner_names
+from algorithms.registry import is_builtin
+from experiments.reporting.plotstyle import ALGORITHM_STYLE, finish_axes, log_axis, pyplot, save_figure, style
 
 #: (metric, label, True when higher is better)
 METRICS = (("throughput_eps", "throughput", True), ("plan_cost_tree", "plan cost", False), ("plan_cost", "plan cost", False),
@@ -89,8 +92,6 @@ def paired_effects(rows: pd.DataFrame, name: str, against: list[str]) -> list[Ef
 def write_section(effects: list[Effect], name: str, out_dir: Path, notes: list[str]) -> tuple[Path, Path]:
     """The comparison's report section (``compare.md``) and its figure (``compare.png``/``.pdf``): every
     effect as a point with its 95% CI on a log axis, 1 = no difference, in the method's plot style."""
-    from experiments.reporting.plotstyle import finish_axes, log_axis, pyplot, save_figure, style
-
     out_dir.mkdir(parents=True, exist_ok=True)
     plt = pyplot()
     shown = [e for e in effects if e.effect.n]
@@ -124,17 +125,22 @@ def write_section(effects: list[Effect], name: str, out_dir: Path, notes: list[s
     return md, paths[0]
 
 
-def foreign_method_notes(df: pd.DataFrame) -> list[str]:
-    """The report's paired comparison of every method from another package in an experiment's rows (a
-    name no figure registers, :data:`experiments.reporting.plotstyle.ALGORITHM_STYLE`) against every
-    built-in method of its kind there (JQPG: the order or tree planners; MCEP, MOTTO: the optimizers)."""
-    from experiments.reporting.plotstyle import ALGORITHM_STYLE
+def built_in(name: str) -> bool:
+    """Whether an algorithm of the rows is this repository's: a registered planner or optimizer, or one of
+    the names the experiments give their own runs (an engine, a strategy, static and adaptive, ...: every
+    name :data:`~experiments.reporting.plotstyle.ALGORITHM_STYLE` draws)."""
+    return is_builtin(name) or name in multi_planner_names() or name in ALGORITHM_STYLE
 
+
+def foreign_method_notes(df: pd.DataFrame) -> list[str]:
+    """The report's paired comparison of every method from another package in an experiment's rows (not
+    :func:`built_in`) against every built-in method of its kind there (JQPG: the order or tree planners;
+    MCEP, MOTTO: the optimizers)."""
     names = set(df["algorithm"].dropna().unique())
     kinds = {a: set(df.loc[df["algorithm"] == a, "kind"].dropna()) for a in names}
     notes = []
-    for name in sorted(a for a in names if a not in ALGORITHM_STYLE):
-        against = sorted(a for a in names if a in ALGORITHM_STYLE and kinds[a] & kinds[name])
+    for name in sorted(a for a in names if not built_in(a)):
+        against = sorted(a for a in names if built_in(a) and kinds[a] & kinds[name])
         effects = [e for e in paired_effects(df, name, against) if e.effect.n]
         if not effects:
             continue

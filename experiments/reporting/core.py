@@ -60,18 +60,22 @@ class Section:
     regimes: dict[str, str] = field(default_factory=dict)
     # markdown lines printed right under the section's heading (e.g. its regime table, paper / ours)
     preface: list[str] = field(default_factory=list)
-    # the run's metadata.json (set by experiments.reporting.build_section; the sizing table reads its config)
+    # the run's metadata.json and its settings record (experiments.running.settings.recorded), set by
+    # experiments.reporting.build_section; the sizing table reads them
     meta: dict = field(default_factory=dict)
+    settings: dict | None = None
 
 
 @dataclass
 class SectionInput:
-    """What a section function gets: the experiment's rows, its run metadata and its folder."""
+    """What a section function gets: the experiment's rows, its run metadata, its folder, and the settings
+    the run resolved at its scale (``scale`` of its settings record, :mod:`experiments.running.settings`)."""
 
     experiment: str
     table: pd.DataFrame
     meta: dict
     exp_dir: Path
+    settings: dict = field(default_factory=dict)
 
     @property
     def figure_dir(self) -> Path:

@@ -1,6 +1,6 @@
 """The report sections of HAMLET Figures 8-12 (Poppe et al., SIGMOD'21, Section 5.2).
 
-Every point is a mean over the seeds of ``scale.hamlet.seeds`` with a Student-t 95% confidence
+Every point is a mean over the seeds (``seeds`` of the scale's settings) with a Student-t 95% confidence
 interval.  Every claim is judged by the one rule set (:mod:`experiments.reporting.rules`): a paired
 effect per independent workload -- engines of one cell share its stream and queries; the cell at the
 default rate and query count appears in both sweeps and counts once (:func:`_workloads`) -- with its
@@ -18,7 +18,10 @@ import math
 
 import pandas as pd
 
+import experiments.reporting.panels as panels
 import experiments.reporting.rules as rules
+from cep.metrics import drawn
+from experiments.data.bursty_stock import PAPER
 from experiments.reporting.bounds import (
     BOUND_COLUMN,
     MARKER,
@@ -36,14 +39,7 @@ from experiments.reporting.core import (
     log_ci,
     order_names,
 )
-from experiments.reporting.plotstyle import (
-    finish_axes,
-    line_with_ci,
-    metric_style,
-    pyplot,
-    save_figure,
-    style,
-)
+from experiments.reporting.plotstyle import finish_axes, pyplot, save_figure, style
 
 ENGINES = ["hamlet", "hamlet-static", "greta", "two-step", "sharon"]
 XLABEL = {"events_per_minute": "Events per minute", "queries": "Queries in the workload"}
@@ -114,10 +110,6 @@ def _not_checkable(claim: str, paper: str, why: str) -> Claim:
 
 
 # ---- the regime table and the plots ------------------------------------------------------------------
-def _config(meta: dict) -> dict:
-    return (meta or {}).get("config") or {}
-
-
 def _streams_table(w: pd.DataFrame, figure: str) -> list[str]:
     """The markdown table under a HAMLET section's regime table: the paper's streams and ours, per dataset."""
     ours_ds = []
@@ -137,8 +129,6 @@ def _streams_table(w: pd.DataFrame, figure: str) -> list[str]:
 
 def _burst_row(w: pd.DataFrame) -> str:
     """The calibrated stock stream's measured bursts beside the paper's (HAMLET 5.1 and 5.2)."""
-    from experiments.data.bursty_stock import PAPER
-
     d = w[w["dataset"] == "nasdaq-bursty"].drop_duplicates("workload_key")
     bm = log_ci(list(d["burst_mean"].dropna())) if "burst_mean" in d else (math.nan,) * 4
     return (f"| stock bursts (measured per cell) | {PAPER['companies']} companies, {PAPER['events_per_minute']:,} events/min, "
@@ -161,18 +151,14 @@ def _panels(w: pd.DataFrame, metrics: list[str], title: str, out_dir, file: str,
                 d = w[(w["dataset"] == ds) & (w["x_name"] == xn)]
                 if metric not in d:
                     continue
-                ms = metric_style(metric)
+                ms = drawn(metric)
                 for eng in order_names(d["algorithm"].unique(), ENGINES):
                     e = d[(d["algorithm"] == eng) & d[metric].notna()]
                     fin, bnd = e[e[BOUND_COLUMN] != UPPER], e[e[BOUND_COLUMN] == UPPER]
                     if not fin.empty:
                         groups = {x: list(g[metric] * ms.scale) for x, g in fin.groupby("x_value")}
-                        x = sorted(groups)
-                        if log_y:  # geometric means and their CIs: positive, and symmetric on the log axis
-                            cis = [log_ci(groups[k]) for k in x]
-                            line_with_ci(ax, x, name=eng, means=[c[0] for c in cis], lows=[c[1] for c in cis], highs=[c[2] for c in cis])
-                        else:
-                            line_with_ci(ax, x, groups, name=eng)
+                        # log axis: geometric means and their CIs (positive, and symmetric on the log axis)
+                        panels.ci_line(ax, eng, *(panels.geo_points(groups) if log_y else panels.mean_points(groups)))
                     if not bnd.empty:
                         ax.scatter(bnd["x_value"], bnd[metric] * ms.scale, marker=MARKER, facecolors="none",
                                    edgecolors=style(eng).color, s=36, label=f"{eng} capped (upper bound)")

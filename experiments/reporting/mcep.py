@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+import experiments.reporting.panels as panels
 from experiments.reporting.core import (
     FAILS,
     HOLDS,
@@ -110,14 +111,9 @@ def _plot(g: dict, sweep: str, title: str, out_dir, name: str, ylabel: str, capp
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(5.2, 3.2))
     for alg in [a for a in ORDER if a in g] + sorted(a for a in g if a not in ORDER):
-        xs = sorted(g[alg])
-        stats = [log_ci(g[alg][x]) for x in xs]
-        means = [s[0] for s in stats]
-        lows = [s[1] if s[3] > 1 else s[0] for s in stats]
-        highs = [s[2] if s[3] > 1 else s[0] for s in stats]
+        xs, means, lows, highs = panels.geo_points(g[alg])
+        panels.ci_line(ax, alg, xs, means, lows, highs)
         st = style(alg)
-        err = [[m - lo for m, lo in zip(means, lows)], [hi - m for m, hi in zip(means, highs)]]
-        ax.errorbar(xs, means, yerr=err, color=st.color, marker=st.marker, label=alg, capsize=2, linewidth=1.2, markersize=5)
         open_pts = [(x, m) for x, m in zip(xs, means) if x in capped.get(alg, ())]
         if open_pts:
             ax.plot(*zip(*open_pts), linestyle="none", marker=st.marker, markerfacecolor="white", markeredgecolor=st.color,

@@ -9,7 +9,7 @@ Every method ran on it, so an effect is the ratio of two methods on the same wor
   workload: the geometric mean over their *distinct* plans, so two searches that returned the same
   plan are one plan measured twice, not two observations.  Two plans are the same when their rows
   agree on the ``plan`` digest, the planned cost and the work: the stored digest covers the local
-  plans only (:func:`experiments.exps.mcep_figs.plan_digest`), not the nodes a plan shares, and
+  plans only (:func:`experiments.exps.mcep.plan_digest`), not the nodes a plan shares, and
   the deterministic work tells two sharings of the same local plans apart;
 * a method whose plan is the baseline's own plan has a ratio of exactly 1 on that workload: the same
   plan does the same work, and the throughput difference between its two timings is run-to-run noise.

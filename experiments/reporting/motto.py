@@ -23,6 +23,7 @@ import math
 
 import pandas as pd
 
+import experiments.reporting.panels as panels
 from experiments.reporting.core import (
     ON_METRIC,
     UNCHECKED,
@@ -62,13 +63,7 @@ def _plot(g: dict, sweep: str, title: str, out_dir, name: str, ylabel: str, *, l
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(5.2, 3.2))
     for alg in [a for a in METHODS + ["exact", "annealing"] if a in g] + sorted(a for a in g if a not in METHODS + ["exact", "annealing"]):
-        xs = sorted(g[alg])
-        st = [log_ci(g[alg][x]) for x in xs]
-        means = [s[0] for s in st]
-        lo = [m - (s[1] if s[3] > 1 else s[0]) for m, s in zip(means, st)]
-        hi = [(s[2] if s[3] > 1 else s[0]) - m for m, s in zip(means, st)]
-        sty = style(alg)
-        ax.errorbar(xs, means, yerr=[lo, hi], color=sty.color, marker=sty.marker, label=alg, capsize=2, linewidth=1.2, markersize=5)
+        panels.ci_line(ax, alg, *panels.geo_points(g[alg]))
     if ref_line:
         ax.axhline(1.0, color="#7F7F7F", linewidth=0.8, linestyle=":")
     ax.set_title(title, fontsize=8)
@@ -403,11 +398,7 @@ def _fig14b(df: pd.DataFrame, figure_dir) -> tuple[list, list[str], list[Claim]]
     fig, ax = plt.subplots(figsize=(5.2, 3.2))
     for name, g, color, marker, ls in ((f"{alg}, k Spark tasks", thr, style(alg).color, style(alg).marker, "-"),
                                        ("same plan, one thread (no Spark)", ser, "#7F7F7F", "x", ":")):
-        xs = sorted(g)
-        st = [log_ci(g[x]) for x in xs]
-        ax.errorbar(xs, [s[0] for s in st], yerr=[[s[0] - (s[1] if s[3] > 1 else s[0]) for s in st],
-                                                   [(s[2] if s[3] > 1 else s[0]) - s[0] for s in st]],
-                    color=color, marker=marker, linestyle=ls, label=name, capsize=2, linewidth=1.2, markersize=5)
+        panels.ci_line(ax, name, *panels.geo_points(g), color=color, marker=marker, linestyle=ls)
     ax.axvline(2, color="#BBBBBB", linewidth=0.8, linestyle="--")
     ax.set_title("MOTTO Fig. 14b: throughput vs cores (machine: 2 cores, dashed)", fontsize=8)
     finish_axes(ax, xlabel=X_LABELS["cores"], ylabel="throughput (events/s)", integer_x=True, log_y=True)
@@ -415,10 +406,7 @@ def _fig14b(df: pd.DataFrame, figure_dir) -> tuple[list, list[str], list[Claim]]
     if sp:
         fig, ax = plt.subplots(figsize=(5.2, 3.2))
         xs = sorted(sp)
-        st = [log_ci(sp[x]) for x in xs]
-        ax.errorbar(xs, [s[0] for s in st], yerr=[[s[0] - (s[1] if s[3] > 1 else s[0]) for s in st],
-                                                   [(s[2] if s[3] > 1 else s[0]) - s[0] for s in st]],
-                    color=style(alg).color, marker=style(alg).marker, label=f"{alg}: measured", capsize=2, linewidth=1.2, markersize=5)
+        panels.ci_line(ax, alg, *panels.geo_points(sp), label=f"{alg}: measured")
         bx = sorted(bound)
         ax.plot(bx, [log_ci(bound[x])[0] for x in bx], color=style(alg).color, linestyle="--", linewidth=0.9,
                 label="partition's bound (planned cost)")

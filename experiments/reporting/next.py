@@ -1,6 +1,6 @@
 """The report sections of NEXT Figures 9-11 (Schultz-Moeller et al., DEBS'09, Section 6).
 
-Every point is a mean over the seeds of ``scale.next.seeds`` (each seed draws its own queries and
+Every point is a mean over the seeds (``seeds`` of the scale's settings; each seed draws its own queries and
 stream) with a Student-t 95% confidence interval.  Verdicts follow the one rule set,
 :mod:`experiments.reporting.rules`: two lines of one seed share their queries and stream (rewritten vs
 original; every placement strategy), so an effect is the ratio of the two on the same seed, and ``n``
@@ -15,6 +15,8 @@ import json
 
 import pandas as pd
 
+import experiments.reporting.panels as panels
+from cep.metrics import drawn
 from experiments.reporting.core import (
     UNCHECKED,
     Claim,
@@ -23,13 +25,7 @@ from experiments.reporting.core import (
     fmt,
     order_names,
 )
-from experiments.reporting.plotstyle import (
-    finish_axes,
-    line_with_ci,
-    metric_style,
-    pyplot,
-    save_figure,
-)
+from experiments.reporting.plotstyle import finish_axes, pyplot, save_figure
 from experiments.reporting.rules import (
     BEATS,
     GREATLY,
@@ -108,8 +104,7 @@ def _lines(ax, groups: dict, workload: str, names: list[str]) -> None:
     for name in names:
         g = groups.get((workload, name))
         if g:
-            xs = sorted(g)
-            line_with_ci(ax, xs, _lists(g), name=name)
+            panels.ci_line(ax, name, *panels.mean_points(_lists(g)))
 
 
 def _panels(groups: dict, workloads: list[str], names: list[str], *, xlabel: str, metric: str, title: str,
@@ -121,7 +116,7 @@ def _panels(groups: dict, workloads: list[str], names: list[str], *, xlabel: str
         _lines(ax, groups, w, names)
         ax.set_title((titles or {}).get(w, f"{w} workload"))
         ax.set_ylim(bottom=0)
-        finish_axes(ax, xlabel=xlabel, ylabel=metric_style(metric).axis() if i == 0 else "",
+        finish_axes(ax, xlabel=xlabel, ylabel=drawn(metric).axis() if i == 0 else "",
                     integer_x=True, legend=(i == len(workloads) - 1))
     fig.suptitle(title)
     fig.tight_layout(rect=(0, 0, 1, 0.93))
@@ -250,7 +245,7 @@ def fig10(inp: SectionInput) -> Section:
     claims.append(Claim.judged("rewritten queries detect the same composite events", "the rewritten pattern is equivalent (Section 4.3)",
                                none_differ(differ, len(same), "original/rewritten cell pairs"),
                                detail="complex-event counts of the original and rewritten queries (the tests compare the events themselves)"))
-    cfg = (inp.meta.get("config") or {}).get("scale", {}).get("next", {})
+    cfg = inp.settings
     notes = [
         MEASURED_VS_SIMULATED,
         f"Throughput here is complex events detected per CPU second of the engine (thread CPU time, median of "

@@ -1,5 +1,6 @@
 """The one plot style of every figure: a fixed colour and marker per algorithm, axis labels in words
-with units, 95% confidence intervals, legends outside the data, reproducible files.
+with units (each metric's label and unit are its registry entry's, :mod:`cep.metrics`), legends outside the
+data, reproducible files.  The panels themselves are :mod:`experiments.reporting.panels`.
 
 Every algorithm name that any figure shows is registered in :data:`ALGORITHM_STYLE` -- JQPG's
 planners, the multi-pattern optimizers and baselines, MOTTO's baselines and searches, HAMLET's
@@ -12,6 +13,7 @@ the same in every run (:func:`foreign_style`).
 
 from __future__ import annotations
 
+import hashlib
 import io
 import math
 from dataclasses import dataclass
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+from scipy import stats
 
 from cep.io_utils import write_if_changed
 
@@ -106,8 +109,6 @@ def style(name: str) -> Style:
 def foreign_style(name: str) -> Style:
     """A (colour, marker) pair that no registered name has, chosen by a hash of ``name`` (stable across
     processes and runs); distinct foreign names get distinct pairs unless their hashes collide."""
-    import hashlib
-
     used = {(s.color, s.marker) for s in ALGORITHM_STYLE.values()}
     free = [(c, m) for m in _FOREIGN_MARKERS for c in _C.values() if (c, m) not in used]
     c, m = free[int(hashlib.sha1(name.encode()).hexdigest(), 16) % len(free)]
@@ -117,57 +118,9 @@ def foreign_style(name: str) -> Style:
 _FOREIGN_MARKERS = (">", "<", "^", "v", "D", "s", "o", "P", "X", "h")  # filled: a foreign line reads as data, not as a baseline
 
 
-@dataclass(frozen=True)
-class Metric:
-    label: str
-    unit: str = ""
-    scale: float = 1.0
-
-    def axis(self) -> str:
-        return f"{self.label} ({self.unit})" if self.unit else self.label
-
-
-#: axis labels of the metrics of the results tables (experiments/running/store.py) and derived ones
-METRIC_STYLE: dict[str, Metric] = {
-    "throughput_eps": Metric("Throughput", "events/s"),
-    "peak_memory_bytes": Metric("Peak memory of the evaluator state", "MiB", 1 / 2**20),
-    "peak_partial_matches": Metric("Peak live partial matches"),
-    "mean_partial_matches": Metric("Mean live partial matches"),
-    "peak_buffered_events": Metric("Peak buffered events"),
-    "peak_state": Metric("Peak state (partial matches + buffered events)"),
-    "latency_ms_mean": Metric("Mean detection latency", "ms"),
-    "latency_ms_p95": Metric("95th-percentile detection latency", "ms"),
-    "latency_work_mean": Metric("Mean latency work (join candidates from a match's last event to its report)"),
-    "plan_cost": Metric("Plan cost (expected partial matches)"),
-    "plan_time_s": Metric("Plan generation time", "s"),
-    "normalized_cost": Metric("Normalized plan cost (EFREQ's / the plan's)", "x"),
-    "gain_over_trivial": Metric("Throughput gain over the trivial global plan", "x"),
-    "elapsed_s": Metric("Detection time", "s"),
-    "matches": Metric("Matches"),
-    "supported_operators": Metric("Operators supported before overload"),
-    "supported_queries": Metric("Queries supported before overload"),
-    "query_cpu_ms": Metric("Measured CPU per query", "ms per s of stream"),
-    "complex_events_per_cpu_s": Metric("Complex events detected per CPU second", "events/s"),
-    "load_variance": Metric("Variance of node CPU load", "(CPU s/s)^2"),
-    "paper_cost": Metric("Deployment cost cost(Q,P) (Table 1 units)", "events/s"),
-    "latency_ms": Metric("Mean latency per arriving timestamp", "ms"),
-    "snapshots": Metric("Snapshots created"),
-    "peak_traced_memory_bytes": Metric("Peak traced memory", "MiB", 1 / 2**20),
-}
-
-
-def metric_style(metric: str) -> Metric:
-    try:
-        return METRIC_STYLE[metric]
-    except KeyError:
-        raise KeyError(f"no axis label for metric {metric!r}: register it in experiments/reporting/plotstyle.py:METRIC_STYLE") from None
-
-
 def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float, float, int]:
     """``(mean, low, high, n)``: the mean of the finite values and its Student-t confidence interval
     (``low == high == mean`` for one value; NaNs for none)."""
-    from scipy import stats
-
     v = np.asarray([x for x in values if x is not None and math.isfinite(x)], dtype=np.float64)
     n = len(v)
     if n == 0:
@@ -181,6 +134,8 @@ def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, f
 
 def pyplot():
     """matplotlib's pyplot with the Agg backend and the house theme."""
+    # matplotlib is imported here and in the drawing functions, not at the top: the Agg backend must be
+    # chosen before pyplot is imported, and what reads the report's tables without drawing does not load it
     import matplotlib
 
     matplotlib.use("Agg")
@@ -223,19 +178,6 @@ def finish_axes(ax, *, xlabel: str, ylabel: str, integer_x: bool = False, log_y:
         ax.get_legend().remove()
     if legend and handles:
         ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=7, frameon=False)
-
-
-def line_with_ci(ax, x: Sequence[float], groups: dict[float, Sequence[float]] | None = None, *, name: str, means=None, lows=None, highs=None) -> None:
-    """One algorithm's line: means with 95% CI error bars, in its registered colour and marker."""
-    st = style(name)
-    if groups is not None:
-        stats_ = [mean_ci(groups[k]) for k in x]
-        means = [s[0] for s in stats_]
-        lows = [s[1] for s in stats_]
-        highs = [s[2] for s in stats_]
-    means = np.asarray(means, dtype=float)
-    err = np.vstack([means - np.asarray(lows, dtype=float), np.asarray(highs, dtype=float) - means])
-    ax.errorbar(x, means, yerr=err, color=st.color, marker=st.marker, label=name, capsize=2, linewidth=1.2, markersize=5)
 
 
 def save_figure(fig, out_dir: Path, name: str) -> list[Path]:

@@ -1,15 +1,12 @@
 """The regime table that opens every section of REPORT.md: each parameter that defines an experiment's
 regime at scale=paper, scale=standard and scale=quick, and the scale its stored results ran at.
 
-The values are not written here: each experiment is composed from ``configs/`` as ``run`` composes it
-(:func:`experiments.running.compose.compose_config` with ``+exp=<name> scale=<scale>``) and its parameters are
-read as its experiment kind reads them -- :func:`experiments.exps.grid.grid_setting` and
-``scale.datasets.<family>`` for the JQPG grid, :func:`experiments.exps.grid.experiment_scale` for MCEP,
-Figure 12 and MOTTO, ``scale.next`` for NEXT, :func:`experiments.exps.hamlet_figs.resolve` and
-``scale.hamlet`` for HAMLET.  Arrival rates and stream lengths are derived by the replay the run uses
-(:class:`experiments.data.replay.ReplaySpec`).  The stored scale is ``scale.name`` of the config in the
-result folder's ``metadata.json``; where that config gives another value than ``configs/`` at the same
-scale (the configs changed after the run, or the run overrode a value), the table says which.
+The values are not written here, and no config is read: they are the settings record of the results
+folder's ``metadata.json`` (:func:`experiments.running.settings.recorded`): the settings ``configs/``
+resolved to at every scale when the run started (for results stored before runs recorded them,
+``configs/`` as it is now), and the run's own, which the table compares with ``configs/`` at the stored
+scale and names where they differ (the run overrode a value, or the configs changed since).  Arrival
+rates and stream lengths are derived by the replay the run uses (:class:`experiments.data.replay.ReplaySpec`).
 
 :func:`workloads_per_point` is the number of independent workloads (patterns, seeds) behind one point
 of a figure at a scale, which the sizing table of the report (:mod:`experiments.reporting.sizing`)
@@ -18,18 +15,13 @@ sets against what the not-measurable claims would need.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable
 
-from omegaconf import DictConfig, ListConfig, OmegaConf
-
-from cep.errors import ConfigError
-from experiments.data.datasets import CONFIG_DIR, dataset_config, dataset_family
+from experiments.data.datasets import dataset_config, dataset_family
 from experiments.data.replay import ReplaySpec
-from experiments.exps.grid import experiment_scale, grid_setting
+from experiments.running.settings import SCALES
 
-SCALES = ("paper", "standard", "quick")
 #: the value shown where a scale does not set a parameter
 NOT_SET = "-"
 
@@ -60,26 +52,12 @@ NAMES = {
 
 #: the label of the row :func:`workloads_per_point` counts, per experiment kind
 POINT_LABEL = {
-    "grid": "patterns per set and size", "mcep": "workloads per point (seeds)", "fig12": "workloads per point (seeds)",
-    "motto": "workloads per point (seeds)", "next": "runs per point (seeds)", "hamlet": "runs per point (seeds)",
+    "jqpg": "patterns per set and size", "mcep": "workloads per point (seeds)", "motto": "workloads per point (seeds)",
+    "next": "runs per point (seeds)", "hamlet": "runs per point (seeds)",
 }
 
 
-@functools.cache
-def composed(experiment: str, scale: str) -> DictConfig:
-    """``configs/`` composed as ``run +exp=<experiment> scale=<scale>`` composes it (read-only)."""
-    from experiments.running.compose import compose_config
-
-    cfg = compose_config([f"+exp={experiment}", f"scale={scale}", "runner=serial", "progress=false"])
-    OmegaConf.set_readonly(cfg, True)
-    return cfg
-
-
-def has_config(experiment: str) -> bool:
-    return (CONFIG_DIR / "exp" / f"{experiment}.yaml").is_file()
-
-
-# ---- the parameters of each experiment kind ------------------------------------------------------------
+# ---- the parameters of each experiment kind, from its settings (experiment: exp's keys; scale: the resolved ones) ----
 def _rates(window: float, per_window: float, ratio: float, windows: float, pool: int) -> tuple[str, float]:
     """The slowest-fastest replayed rate (events/s) as text, and the expected events of the stream."""
     spec = ReplaySpec(float(window), float(per_window), float(ratio), float(windows))
@@ -87,41 +65,39 @@ def _rates(window: float, per_window: float, ratio: float, windows: float, pool:
     return f"{_show(float(r.min()))}-{_show(float(r.max()))}", spec.expected_events(int(pool))
 
 
-def _families(cfg: DictConfig) -> list[str]:
-    return list(dict.fromkeys(dataset_family(dataset_config(n)) for n in (cfg.exp.get("datasets") or [])))
+def _families(exp: dict) -> list[str]:
+    return list(dict.fromkeys(dataset_family(dataset_config(n)) for n in (exp.get("datasets") or [])))
 
 
-def _grid(cfg: DictConfig) -> dict:
-    exp = cfg.exp
-    out = {"datasets": list(exp.datasets), "pattern sets": list(exp.pattern_sets), "sizes": grid_setting(cfg, "sizes"),
-           POINT_LABEL["grid"]: grid_setting(cfg, "patterns_per_size")}
-    if grid_setting(cfg, "planner_max_size") is not None:
-        out["largest size planned"] = grid_setting(cfg, "planner_max_size")
+def _jqpg(exp: dict, sc: dict) -> dict:
+    out = {"datasets": list(exp["datasets"]), "pattern sets": list(exp["pattern_sets"]), "sizes": sc["sizes"],
+           POINT_LABEL["jqpg"]: sc["patterns_per_size"]}
+    if sc.get("planner_max_size") is not None:
+        out["largest size planned"] = sc["planner_max_size"]
     for key in ("alphas", "strategies"):
         if exp.get(key) is not None:
             out[key] = list(exp[key])
-    out["repeats"] = grid_setting(cfg, "repeats")
-    for fam in _families(cfg):
-        d = cfg.scale.datasets[fam]
-        row = {"window_seconds": d.window_seconds, "type_pool": d.type_pool, "kleene_max": d.kleene_max}
+    out["repeats"] = sc["repeats"]
+    for fam in _families(exp):
+        d = sc["families"][fam]
+        row = {"window_seconds": d["window_seconds"], "type_pool": d["type_pool"], "kleene_max": d.get("kleene_max")}
         if d.get("replay") is not None:
-            rp = d.replay
-            row |= {"events_per_window": rp.events_per_window, "rate_ratio": rp.rate_ratio, "windows": rp.windows}
-            row["arrival rates (events/s)"], _ = _rates(d.window_seconds, rp.events_per_window, rp.rate_ratio, rp.windows, d.type_pool)
+            rp = d["replay"]
+            row |= {"events_per_window": rp["events_per_window"], "rate_ratio": rp["rate_ratio"], "windows": rp["windows"]}
+            row["arrival rates (events/s)"], _ = _rates(d["window_seconds"], rp["events_per_window"], rp["rate_ratio"], rp["windows"],
+                                                        d["type_pool"])
         else:
             row["replay"] = "none: the data at its own cadence"
         row |= {k: d[k] for k in ("start", "end") if d.get(k) is not None}  # a time slice of the data, where one is set
         out |= {f"{NAMES.get(k, k)} [{fam}]": v for k, v in row.items()}
     for key in ("max_partial_matches", "max_work", "stats_max_pairs"):
-        out[key] = cfg.scale.get(key)
+        out[key] = sc.get(key)
     return out
 
 
-def _multi(cfg: DictConfig) -> dict:
-    """MCEP, Figure 12 and MOTTO: the experiment's block ``exp.scales.<scale>`` and the replay it gives."""
-    sc = experiment_scale(cfg)
-    kind = str(cfg.exp.kind)
-    out = {"datasets": list(cfg.exp.get("datasets") or [cfg.exp.get("dataset", "nasdaq")]), POINT_LABEL[kind]: len(sc["seeds"])}
+def _multi(exp: dict, sc: dict) -> dict:
+    """MCEP (Figure 12 included) and MOTTO: the experiment's block ``exp.scales.<scale>`` and the replay it gives."""
+    out = {"datasets": list(exp.get("datasets") or [exp.get("dataset", "nasdaq")]), POINT_LABEL["mcep"]: len(sc["seeds"])}
     for k, v in sc["base"].items():
         out[k] = f"{v[0]:g}-{v[1]:g}" if k == "selectivity_range" else v
         if k in sc.get("values", {}):
@@ -135,19 +111,16 @@ def _multi(cfg: DictConfig) -> dict:
     for k, v in sc.items():
         if k not in ("seeds", "base", "values", "sweep_base"):
             out[k] = v
-    out.setdefault("rate_ratio", 45.0)  # the replay's default (experiments/exps/grid.py:replayed_pool_stream)
+    out.setdefault("rate_ratio", ReplaySpec.rate_ratio)  # the replay's default (experiments/exps/kit.py:replayed_pool_stream)
     rates, events = _rates(sc["base"]["window"], sc["events_per_window"], out["rate_ratio"], sc["windows"], sc["type_pool"])
     out["arrival rates (events/s)"] = rates
     out["stream (events, expected)"] = round(events)
     return out
 
 
-def _next(cfg: DictConfig) -> dict:
-    from experiments.exps.next_figs import SCALE_KEYS
-
-    exp = cfg.exp
-    sc = {k: v for k, v in OmegaConf.to_container(cfg.scale.next, resolve=True).items() if k in SCALE_KEYS[str(exp.figure)]}
-    out = {"workloads": list(exp.workloads), POINT_LABEL["next"]: len(sc.pop("seeds"))}
+def _next(exp: dict, sc: dict) -> dict:
+    sc = dict(sc)
+    out = {"workloads": list(exp["workloads"]), POINT_LABEL["next"]: len(sc.pop("seeds"))}
     for key in ("sizes", "queries", "query_size", "nodes"):
         if exp.get(key) is not None:
             out[key] = exp[key]
@@ -156,53 +129,37 @@ def _next(cfg: DictConfig) -> dict:
     return out | sc
 
 
-def _hamlet(cfg: DictConfig) -> dict:
-    from experiments.exps.hamlet_figs import resolve
-
-    sc = OmegaConf.to_container(cfg.scale.hamlet, resolve=True)
-    out = {"datasets": list(cfg.exp.datasets), POINT_LABEL["hamlet"]: len(sc.pop("seeds"))}
-    out |= resolve(cfg)
-    sc.pop("window_s", None), sc.pop("minutes", None)  # resolve's, per figure
-    return out | sc
+#: HAMLET's settings shown last: the stream's drivers, the caps and the timed runs
+_HAMLET_LAST = ("drivers", "max_trends", "sharon_max_work", "repeats")
 
 
-KINDS: dict[str, Callable[[DictConfig], dict]] = {"grid": _grid, "mcep": _multi, "fig12": _multi, "motto": _multi,
-                                                  "next": _next, "hamlet": _hamlet}
+def _hamlet(exp: dict, sc: dict) -> dict:
+    out = {"datasets": list(exp["datasets"]), POINT_LABEL["hamlet"]: len(sc["seeds"]), "window_s": sc["window_s"], "minutes": sc["minutes"]}
+    out |= {k: v for k, v in sc.items() if k not in ("seeds", "window_s", "minutes", *_HAMLET_LAST)}
+    return out | {k: sc[k] for k in _HAMLET_LAST}
 
 
-def parameters(cfg: DictConfig) -> dict[str, object]:
-    """The regime of one composed config: readable parameter name -> value, in the kind's order."""
-    kind = str(cfg.exp.kind)
+KINDS: dict[str, Callable[[dict, dict], dict]] = {"jqpg": _jqpg, "mcep": _multi, "motto": _multi, "next": _next, "hamlet": _hamlet}
+
+
+def parameters(kind: str, settings: dict) -> dict[str, object]:
+    """The regime of one experiment's settings (``experiment`` and ``scale``, :mod:`experiments.running.settings`):
+    readable parameter name -> value, in the kind's order; empty for a kind without a regime table."""
     if kind not in KINDS:
-        raise ConfigError(f"experiment {cfg.exp.name}: no regime parameters for kind {kind!r}; known: {', '.join(KINDS)}")
-    return {NAMES.get(k, k): _plain(v) for k, v in KINDS[kind](cfg).items()}
+        return {}
+    return {NAMES.get(k, k): v for k, v in KINDS[kind](settings["experiment"], settings["scale"]).items()}
 
 
-def _plain(v):
-    return OmegaConf.to_container(v, resolve=True) if isinstance(v, (DictConfig, ListConfig)) else v
-
-
-def workloads_per_point(cfg: DictConfig) -> int | None:
+def workloads_per_point(kind: str, settings: dict | None) -> int | None:
     """How many independent workloads (patterns per set and size, seeds) one point of the figure has."""
-    kind = str(cfg.exp.kind)
-    return parameters(cfg).get(POINT_LABEL[kind]) if kind in POINT_LABEL else None
+    if settings is None or kind not in POINT_LABEL:
+        return None
+    return parameters(kind, settings).get(POINT_LABEL[kind])
 
 
 def stored_scale(meta: dict) -> str | None:
     """``scale.name`` of the config a results folder was run with (its ``metadata.json``)."""
     return ((meta or {}).get("config") or {}).get("scale", {}).get("name")
-
-
-def stored_parameters(meta: dict) -> dict | None:
-    """The regime of the config stored in ``metadata.json`` (None when it has none, or when it is from code
-    older than the configs' keys)."""
-    config = (meta or {}).get("config")
-    if not config or not (config.get("exp") or {}).get("kind"):
-        return None
-    try:
-        return parameters(OmegaConf.create(config))
-    except Exception:  # noqa: BLE001 - an old or hand-edited metadata.json only loses the comparison
-        return None
 
 
 # ---- the table -----------------------------------------------------------------------------------------
@@ -253,18 +210,15 @@ def _rows(by_scale: dict[str, dict]) -> list[tuple[str, tuple[str, ...]]]:
     return out
 
 
-def regime_table(experiment: str, meta: dict) -> list[str]:
+def regime_table(experiment: str, meta: dict, rec: dict | None) -> list[str]:
     """The markdown lines that open a section: one row per parameter (paper / standard / quick; those equal
-    at every scale in one row), the scale the stored results ran at, and where their config differs from
-    ``configs/`` at that scale.  Empty for an experiment with no config."""
-    if not has_config(experiment):
+    at every scale in one row), the scale the stored results ran at, and where the run's settings differ
+    from ``configs/`` at that scale.  ``rec``: the settings record of ``meta``
+    (:func:`experiments.running.settings.recorded`).  Empty for an experiment with no settings at any scale."""
+    if not rec or not rec.get("configs"):
         return []
-    by_scale = {}
-    for s in SCALES:
-        try:
-            by_scale[s] = parameters(composed(experiment, s))
-        except ConfigError:
-            continue
+    kind = rec["kind"]
+    by_scale = {s: parameters(kind, rec["configs"][s]) for s in SCALES if s in rec["configs"]}
     stored = stored_scale(meta)
     head = [f"{s} (stored)" if s == stored else s for s in SCALES]
     intro = (f"**Regime** (`configs/`, resolved as `run +exp={experiment} scale=<scale>` resolves them; the results "
@@ -279,7 +233,8 @@ def regime_table(experiment: str, meta: dict) -> list[str]:
             lines.append(f"| {label} | {' | '.join(vals)} |")
     if same:
         lines.append(f"| equal at every scale | {'; '.join(same)} | | |")
-    differ = _stored_differences(by_scale.get(stored or ""), stored_parameters(meta))
+    run = parameters(kind, rec["run"]) if rec.get("run") else None
+    differ = _stored_differences(by_scale.get(stored or ""), run)
     if differ:
         lines += ["", f"The stored run's `metadata.json` differs from `configs/` at scale={stored} in: {'; '.join(differ)}."]
     return lines

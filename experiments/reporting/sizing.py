@@ -6,7 +6,8 @@ observed mean and spread (:func:`experiments.reporting.rules._needed`), against 
 claim pools the points of its figure, so ``n`` grows in proportion to the workloads per point ``k`` of the
 run: ``k x needed / n`` (rounded up) is what one point would need.  The experiment's row is its largest
 such need (the claim that sets it is named), set against ``k`` at the stored scale and at scale=standard
-(:func:`experiments.reporting.regime.workloads_per_point`, from the configs), and how many of its
+(:func:`experiments.reporting.regime.workloads_per_point`, from the settings record of the run's
+``metadata.json``: its own, and ``configs/``'s at scale=standard), and how many of its
 not-measurable claims standard's ``k`` would decide.  The estimate assumes the spread stays as observed:
 another scale changes the streams and workloads too, so it sizes a run, it does not predict a verdict.
 """
@@ -16,16 +17,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from cep.errors import ConfigError
 from experiments.reporting.core import NOT_MEASURABLE, Section
-from experiments.reporting.regime import (
-    POINT_LABEL,
-    composed,
-    has_config,
-    stored_parameters,
-    stored_scale,
-    workloads_per_point,
-)
+from experiments.reporting.regime import stored_scale, workloads_per_point
 
 
 @dataclass(frozen=True)
@@ -49,29 +42,26 @@ def per_point_needed(per_point: int, n: int, needed: int) -> int:
     return math.ceil(per_point * needed / n)
 
 
-def _per_point(experiment: str, meta: dict) -> int | None:
-    stored = stored_parameters(meta)
-    label = POINT_LABEL.get(str(((meta or {}).get("config") or {}).get("exp", {}).get("kind")))
-    if stored is not None and label in stored:
-        return int(stored[label])
-    scale = stored_scale(meta)
-    return _at_scale(experiment, scale) if scale else None
+def _per_point(rec: dict | None, scale: str | None) -> int | None:
+    """Workloads per point of the run (its own settings), or of ``configs/`` at ``scale`` where the run's
+    settings are not known."""
+    if not rec:
+        return None
+    own = workloads_per_point(rec["kind"], rec.get("run"))
+    if own is not None:
+        return int(own)
+    return _at_scale(rec, scale) if scale else None
 
 
-def _at_scale(experiment: str, scale: str) -> int | None:
-    if not has_config(experiment):
-        return None
-    try:
-        value = workloads_per_point(composed(experiment, scale))
-    except ConfigError:  # a scale configs/ does not have
-        return None
+def _at_scale(rec: dict | None, scale: str) -> int | None:
+    value = workloads_per_point(rec["kind"], (rec.get("configs") or {}).get(scale)) if rec else None
     return int(value) if value is not None else None
 
 
 def sizing(section: Section) -> Sizing:
     """The sizing row of one report section (its claims and its run's metadata)."""
-    per_point = _per_point(section.experiment, section.meta)
-    standard = _at_scale(section.experiment, "standard")
+    per_point = _per_point(section.settings, stored_scale(section.meta))
+    standard = _at_scale(section.settings, "standard")
     open_claims = [c for c in section.claims if c.verdict == NOT_MEASURABLE and c.needed and c.n]
     needs = [(per_point_needed(per_point, c.n, c.needed), c.claim) for c in open_claims] if per_point else []
     top = max(needs, default=(None, ""), key=lambda t: t[0] or 0)

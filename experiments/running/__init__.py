@@ -1,1 +1,1 @@
-"""Running cells: the cell pipeline, the experiment kinds' dispatch, runners (serial, joblib, Spark), the results store, run metadata, verify, Spark sessions and the standalone cluster."""
+"""Running cells: the one cell pipeline, running a kind's cells in phases on a runner (serial, joblib, Spark), the results store, run metadata, the results folders, composing a config and the per-scale settings."""

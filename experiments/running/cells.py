@@ -27,9 +27,11 @@ from __future__ import annotations
 
 import json
 import statistics
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
 
+from cep.errors import EvaluationLimitError
 from cep.metrics import METRICS, is_deterministic
 from experiments.running.store import cell_id
 
@@ -149,6 +151,26 @@ def summarize(runs: Sequence[Mapping], names: Iterable[str]) -> dict:
         else:
             values = [r[k] for r in runs if r.get(k) is not None]
             out[k] = statistics.median(values) if values else None
+    return out
+
+
+def timed_runs(runs: Mapping[str, Callable[[int], Mapping]], repeats: int, events: int, **at_cap) -> dict[str, list | Evaluated]:
+    """``repeats`` timed runs (at least one) of each algorithm's ``run(i)``, which returns the run's
+    metrics, in turns: run ``i`` of every algorithm before run ``i + 1`` of any, so that a slow moment of
+    a shared machine hits every algorithm alike.  A run that crosses a cap
+    (:class:`cep.errors.EvaluationLimitError`) ends its algorithm's runs: that algorithm's entry is the
+    capped evaluation (:func:`capped`, with the metrics ``at_cap``), every other one the list of its
+    runs' metrics (:func:`summarize` makes them one)."""
+    out: dict[str, list | Evaluated] = {alg: [] for alg in runs}
+    for i in range(max(1, int(repeats))):
+        for alg, run in runs.items():
+            if isinstance(out[alg], Evaluated):
+                continue
+            started = time.perf_counter()
+            try:
+                out[alg].append(run(i))
+            except EvaluationLimitError as e:
+                out[alg] = capped(e, events, time.perf_counter() - started, **at_cap)
     return out
 
 

@@ -5,14 +5,15 @@ command that draws the report."""
 
 from __future__ import annotations
 
+from omegaconf.errors import ConfigAttributeError, ConfigKeyError
+
 from cep.errors import ConfigError
+from experiments.data.datasets import CONFIG_DIR
 
 GROUPS = ("exp", "dataset", "runner", "scale")
 
 
 def _options(group: str) -> list[str]:
-    from experiments.data.datasets import CONFIG_DIR
-
     return sorted(p.stem for p in (CONFIG_DIR / group).glob("*.yaml"))
 
 
@@ -36,10 +37,8 @@ def check_job(overrides: list[str]) -> None:
 
 def compose_config(overrides: list[str]):
     """The composed config of one run (Hydra's compose API); a composition error is one line."""
+    # Hydra when a config is composed: the command line imports this module to build run's parser
     from hydra import compose, initialize_config_dir
-    from omegaconf.errors import ConfigAttributeError, ConfigKeyError
-
-    from experiments.data.datasets import CONFIG_DIR
 
     check_job(overrides)
     try:

@@ -2,20 +2,55 @@
 finishes, keep the traceback of each that fails, and say at the end what happened.  Cells stored
 by another configuration of the same experiment are kept, and the run warns that they are there.
 
-Every experiment kind (``experiments/exps/*.py``) builds its cell specifications and hands them,
-with its cell function, to :func:`execute_cells`.  A cell is done when its rows are stored; a cell
-that raised is not done (its traceback is in ``failures/<cell_id>.log``) and the next run retries it.
+Every experiment kind (``experiments/exps/*.py``) hands its cells, with its cell function, to
+:func:`run_all_cells`: the run's metadata (with the settings the kind resolved,
+:mod:`experiments.running.settings`), the configured runner, and each :class:`Phase` through
+:func:`execute_cells`.  A cell is done when its rows are stored; a cell that raised is not done (its
+traceback is in ``failures/<cell_id>.log``) and the next run retries it.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from omegaconf import OmegaConf
+
+from experiments.data.spark import stop_spark
 from experiments.running.metadata import RunMetadata
-from experiments.running.runners import run_cells
+from experiments.running.runners import RunSummary, SerialRunner, make_runner, run_cells
+from experiments.running.settings import Keys, record
 from experiments.running.store import ResultStore, cell_id
+
+
+@dataclass(frozen=True)
+class Phase:
+    """Cells that run together; a later phase may use what an earlier one left (NEXT Figure 11's
+    measurements).  ``in_driver``: one after the other in this process, after the runner's Spark session
+    is stopped -- cells that start Spark sessions of their own (a JVM holds one SparkContext, so a Spark
+    task cannot); ``facts`` go into the run's metadata when the phase starts."""
+
+    specs: Sequence[Mapping]
+    in_driver: bool = False
+    facts: Mapping = field(default_factory=dict)
+
+
+@dataclass
+class Cells:
+    """What a kind runs: its phases, and ``facts`` for the run's metadata (e.g. each dataset's regime)."""
+
+    phases: list[Phase]
+    facts: dict = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, specs: Sequence[Mapping]) -> "Cells":
+        return cls([Phase(list(specs))])
+
+    @property
+    def specs(self) -> list[Mapping]:
+        return [s for p in self.phases for s in p.specs]
 
 
 def execute_cells(
@@ -27,8 +62,8 @@ def execute_cells(
     runner,
     meta: RunMetadata,
     configuration: Sequence[Mapping] | None = None,
-) -> int:
-    """Run the specs not yet done; returns the number of cells that failed.  ``configuration``: all
+) -> RunSummary:
+    """Run the specs not yet done; returns how many ran and how many failed.  ``configuration``: all
     the cells of this configuration when ``specs`` is one phase of it (default: ``specs``), so that
     the cells of the other phases are not taken for another configuration's."""
     store = ResultStore(out_dir)
@@ -49,7 +84,6 @@ def execute_cells(
             file=sys.stderr,
         )
     meta.write()
-    summary = None
     try:
         summary = run_cells(
             runner,
@@ -62,9 +96,6 @@ def execute_cells(
         )
     finally:
         df = store.consolidate()
-        failed = summary.failed if summary else None
-        outcome = runner.outcome() if hasattr(runner, "outcome") else {}
-        meta.finish(cells_total=len(specs), cells_run=summary.run if summary else None, cells_failed=failed, rows=len(df), **outcome)
     print(f"{name}: {len(df)} result rows in {store.table_path}", file=sys.stderr)
     if summary.failed:
         print(
@@ -72,20 +103,36 @@ def execute_cells(
             "and the next run retries them",
             file=sys.stderr,
         )
-    return summary.failed
+    return summary
 
 
-def run_all_cells(cfg, out_dir: Path, specs: Sequence[Mapping], cell_fn: Callable[[Mapping], list]) -> int:
-    """A whole run of an experiment kind whose specs are known up front: its metadata, the
-    configured runner, :func:`execute_cells`; returns the number of cells that failed."""
-    from omegaconf import OmegaConf
-
-    from experiments.running.runners import make_runner
-
-    meta = RunMetadata(out_dir / "metadata.json", OmegaConf.to_container(cfg, resolve=True))
+def run_all_cells(cfg, out_dir: Path, cell_fn: Callable[[Mapping], list], cells, *, keys: Keys | None) -> int:
+    """A whole run of an experiment kind: its metadata (with the settings record of ``keys``,
+    :func:`experiments.running.settings.record`), the configured runner, every phase of ``cells``;
+    returns the number of cells that failed.  ``cells``: the specs, a :class:`Cells`, or a function of the
+    runner's Spark session (None on another runner) that returns one (a kind whose cells need Spark to be
+    built: JQPG's statistics)."""
+    meta = RunMetadata(out_dir / "metadata.json", OmegaConf.to_container(cfg, resolve=True), settings=record(cfg, keys))
     runner = make_runner(cfg.runner)
+    summaries: list[RunSummary] = []
+    everything: list[Mapping] = []
     try:
         meta.update(**runner.describe())
-        return execute_cells(cfg, out_dir, specs, cell_fn, runner=runner, meta=meta)
+        plan = cells(getattr(runner, "spark", None)) if callable(cells) else cells
+        plan = plan if isinstance(plan, Cells) else Cells.of(plan)
+        meta.update(**plan.facts)
+        everything = plan.specs
+        for phase in plan.phases:
+            on = runner
+            if phase.in_driver:
+                runner.close()
+                stop_spark()
+                on = SerialRunner()
+            meta.update(**phase.facts)
+            summaries.append(execute_cells(cfg, out_dir, phase.specs, cell_fn, runner=on, meta=meta, configuration=everything))
     finally:
         runner.close()
+        outcome = runner.outcome() if hasattr(runner, "outcome") else {}
+        meta.finish(cells_total=len(everything), cells_run=sum(s.run for s in summaries),
+                    cells_failed=sum(s.failed for s in summaries), rows=len(ResultStore(out_dir).load()), **outcome)
+    return sum(s.failed for s in summaries)

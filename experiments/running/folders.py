@@ -9,6 +9,8 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 from cep.errors import ConfigError
+from experiments.data.datasets import resolve_path
+from experiments.running.metadata import uncommitted_changes
 
 #: the committed reference reproduction (relative to the repository root)
 REFERENCE_DIR = "results"
@@ -19,8 +21,6 @@ RUNS_DIR = "runs"
 def results_root(cfg: DictConfig) -> Path:
     """The folder a run writes under: ``results/`` with ``reference=true``, else ``results_dir``,
     which may not be the reference folder."""
-    from experiments.data.datasets import resolve_path
-
     reference = resolve_path(REFERENCE_DIR)
     if cfg.get("reference"):
         if resolve_path(cfg.results_dir) not in (reference, resolve_path(RUNS_DIR)):
@@ -39,8 +39,6 @@ def results_root(cfg: DictConfig) -> Path:
 def require_committed_code() -> None:
     """Refuse a reference run on a tree whose code (anything tracked outside ``results/``) has uncommitted
     changes: a one-line ConfigError naming the first changed file."""
-    from experiments.running.metadata import uncommitted_changes
-
     changed = uncommitted_changes()
     if changed:
         raise ConfigError(f"reference=true runs committed code only; {len(changed)} tracked file(s) changed, e.g. "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -12,7 +13,7 @@ from importlib import metadata as importlib_metadata
 from pathlib import Path
 
 from cep.io_utils import atomic_write_text
-from experiments.data.datasets import REPO_ROOT
+from experiments.data.datasets import REPO_ROOT, resolve_path
 
 PACKAGES = ("pyspark", "hydra-core", "pandas", "pyarrow", "numpy", "matplotlib", "seaborn", "joblib", "lark", "tqdm")
 
@@ -57,7 +58,7 @@ def package_versions() -> dict[str, str | None]:
 def numpy_simd() -> list[str] | None:
     """The SIMD extensions numpy dispatches its kernels to on this CPU (as ``numpy.show_runtime`` lists
     them under ``found``).  Exact cost ties can break differently between levels (``X86_V3`` against
-    ``X86_V4``, AVX-512): see :mod:`experiments.running.verify`."""
+    ``X86_V4``, AVX-512): see :mod:`experiments.tools.verify`."""
     try:
         from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
     except ImportError:
@@ -77,10 +78,6 @@ def machine() -> dict:
 
 def file_facts(dcfg) -> dict:
     """What data ran: the dataset's name, its file, the file's size and SHA-256."""
-    import hashlib
-
-    from experiments.data.datasets import resolve_path
-
     path = resolve_path(dcfg["path"])
     h = hashlib.sha256()
     with open(path, "rb") as f:

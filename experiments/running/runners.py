@@ -24,7 +24,10 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import partial
 
+from tqdm import tqdm
+
 from cep.errors import ConfigError
+from experiments.data.spark import get_spark, spark_version
 
 CellFn = Callable[[Mapping], object]
 
@@ -54,7 +57,7 @@ class JoblibRunner:
         self.concurrency = max(1, min(int(n_jobs), cores))
 
     def map(self, fn: CellFn, specs: Sequence[Mapping]) -> Iterator[tuple[Mapping, object]]:
-        from joblib import Parallel, delayed
+        from joblib import Parallel, delayed  # the joblib runner's own dependency, imported when it runs
 
         specs = list(specs)
         results = Parallel(n_jobs=self.concurrency, return_as="generator_unordered")(
@@ -78,8 +81,6 @@ class SparkRunner:
     name = "spark"
 
     def __init__(self, master: str = "local[*]", conf: Mapping | None = None, spark=None) -> None:
-        from experiments.running.spark import get_spark, spark_version
-
         self.master = master
         self.spark = spark or get_spark(master, conf=dict(conf or {}))
         self.concurrency = max(1, int(self.spark.sparkContext.defaultParallelism))
@@ -183,8 +184,6 @@ def run_cells(
     """Run ``specs`` on ``runner``; as each finishes call ``on_result(spec, rows, seconds)``, or
     ``on_failure(spec, traceback)`` if it raised.  A tqdm bar shows cells done, failed, total and
     time left."""
-    from tqdm import tqdm
-
     specs = list(specs)
     run = failed = 0
     with tqdm(total=len(specs), desc=desc, unit="cell", disable=not progress, dynamic_ncols=True) as bar:

@@ -2,7 +2,7 @@
 
 Layout of ``<results_dir>/<experiment>/``:
   * ``results.parquet``: the tidy table, one row per (cell, metric), columns :data:`COLUMNS` in
-    that order and of those types (DESIGN.md "Results");
+    that order and of those types (docs/DESIGN.md, "Results");
   * ``cells.jsonl.gz``: the specification of every finished cell (what ``verify`` re-runs), one JSON
     object per line, keyed by ``cell_id``, sorted by it, gzip-compressed with a zero timestamp (so the
     same cells give the same bytes; ``zcat`` shows the lines). A standard-scale experiment repeats each

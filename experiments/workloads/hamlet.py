@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from experiments.data.ridesharing import OTHER
 from experiments.data.trend_pools import ENDS, STARTS
 
 
@@ -34,7 +35,6 @@ def experiment_workload(spec: Mapping, pool, stream) -> str:
     if spec["dataset"] == "ridesharing" and spec["figure"] not in MIXED_FIGURES:
         return sharing_workload(k, window_seconds=w, extra=" WHERE [driver]")
     if spec["dataset"] == "ridesharing":  # dynamic vs static: one partition, thresholds on Travel's speed
-        from experiments.data.ridesharing import OTHER
 
         pool = ["Travel"] + [t for t in OTHER][: STARTS + ENDS]
     if spec["figure"] in MIXED_FIGURES:
@@ -55,7 +55,7 @@ def experiment_workload(spec: Mapping, pool, stream) -> str:
 # etc.), as well as groupbys and predicates on a variety of event types".
 MIXED_FIGURES = ("fig11", "fig12")
 MIXED_AGGREGATES = ("COUNT(*)", "COUNT(t)", "SUM(t.{a})", "AVG(t.{a})", "MIN(t.{a})", "MAX(t.{a})")
-MIXED_WINDOWS = (5, 10, 15, 20)  # the paper's minutes, as fractions of the largest (scale.hamlet.window_s)
+MIXED_WINDOWS = (5, 10, 15, 20)  # the paper's minutes, as fractions of the largest (the settings' window_s)
 MIXED_SHAPES = ("s,t,e", "s,t", "t,e", "t")  # pattern lengths 3, 2, 2, 1 around the shared t+
 _FILTER_ATTR = {"ridesharing": "speed", "traffic": "avg_speed", "nasdaq": "close"}
 _AGG_ATTR = {"ridesharing": "duration", "nasdaq": "volume"}  # integral values: exact sums stay ints

@@ -36,10 +36,14 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from cep.conditions import Attr, Comparison
-from cep.errors import ConfigError
+from algorithms.multi.mpg import MultiPatternGraph
+from cep.conditions import Attr, BinOp, Comparison, Const
 from cep.columnar import EventColumns
+from cep.errors import ConfigError
+from cep.global_plans import workload_clauses
 from cep.pattern import EventRef, Kleene, Not, Op, Operator, Pattern, Window
+from experiments.data.statistics import StreamColumns
+from experiments.workloads.jqpg import _offset_for
 
 
 @dataclass(frozen=True)
@@ -146,9 +150,6 @@ def make_workload(spec: WorkloadSpec, types_by_rate: Sequence[str]) -> list[Patt
 
 def measured_density(patterns: Sequence[Pattern], *, min_size: int = 2) -> float:
     """The MPG density reached: the mean over patterns of (neighbours / (n - 1))."""
-    from algorithms.multi.mpg import MultiPatternGraph
-    from cep.global_plans import workload_clauses
-
     n = len(patterns)
     if n < 2:
         return 0.0
@@ -192,11 +193,6 @@ def calibrate_workload(patterns: Sequence[Pattern], values, selectivity_range=(0
     from ``selectivity_range`` (as :func:`experiments.workloads.jqpg.calibrate_selectivities`), drawn per
     (types, attribute, operator) rather than per pattern, so that a predicate two patterns share stays
     one predicate (and their common subpattern stays common)."""
-    import numpy as np
-
-    from cep.conditions import BinOp, Const
-    from experiments.workloads.jqpg import _offset_for
-
     lo, hi = selectivity_range
     cache: dict = {}
     out = []
@@ -238,7 +234,5 @@ def experiment_workload(params: Mapping, pool: Sequence[str], stream: EventColum
     counts = stream.type_counts() if stream is not None else {}
     patterns = make_workload(ws, sorted(pool, key=lambda t: (counts.get(t, 0.0), t)))
     if stream is not None and params.get("selectivity_range"):
-        from experiments.data.statistics import StreamColumns
-
         patterns = calibrate_workload(patterns, StreamColumns(stream).attr, tuple(params["selectivity_range"]), seed=seed)
     return patterns

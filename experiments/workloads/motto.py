@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
+from algorithms.motto.query import Query
+from algorithms.motto.workloads import table_v_workload
 from cep.pattern import Pattern, Window
 
 
@@ -18,9 +20,6 @@ def table_v_patterns(params: Mapping, pool: Sequence[str], counts: Mapping[str, 
     """The Table V workload of ``params`` (queries, r, length, level, window, sharing_types) as patterns
     over ``pool``.  With ``window_ratio`` the pairs' windows differ: the source's over the beneficiary's
     is ``params["window_ratio"]``, the larger of the two equal to ``window`` (Figure 14c)."""
-    from algorithms.motto.query import Query
-    from algorithms.motto.workloads import table_v_workload
-
     w = float(params["window"])
     pair_windows = None
     if window_ratio:

@@ -11,7 +11,7 @@ from cep.errors import PlanError
 from algorithms import plan_pattern, planner_kind
 from algorithms.multi import plan_workload
 from experiments.cli import main as cli_main
-from experiments.running.conformance import check_planner
+from experiments.tools.conformance import check_planner
 
 P = parse_pattern("PATTERN SEQ(A a, B b, C c) WHERE a.x = c.x WITHIN 10 seconds")
 Q = parse_pattern("PATTERN SEQ(A a, B b, D d) WITHIN 10 seconds")

@@ -21,8 +21,8 @@ from experiments.reporting.plotstyle import ALGORITHM_STYLE, foreign_style, styl
 from experiments.running.store import ResultStore, cell_id
 
 REPO = Path(__file__).resolve().parents[2]
-SMALL = ["runner=serial", "exp.datasets=[nasdaq]", "exp.pattern_sets=[seq,neg]", "scale.sizes=[3]",
-         "scale.patterns_per_size=1", "scale.repeats=1", "progress=false"]
+SMALL = ["runner=serial", "exp.datasets=[nasdaq]", "exp.pattern_sets=[seq,neg]", "exp.sizes=[3]",
+         "exp.patterns_per_size=1", "exp.repeats=1", "progress=false"]
 
 
 def _ids(overrides: list[str], kind: str) -> dict[str, str]:
@@ -31,12 +31,12 @@ def _ids(overrides: list[str], kind: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("exp, kind, extra", [
-    ("jqpg_fig3", "grid", "plugin_cases:ReversePlanner"),
+    ("jqpg_fig3", "jqpg", "plugin_cases:ReversePlanner"),
     ("mcep_fig10", "mcep", "plugin_cases:WrittenOrderOptimizer"),
     ("motto_fig13", "motto", "plugin_cases:WrittenOrderOptimizer"),
 ])
 def test_extra_planners_add_cells_and_leave_the_configured_cells_ids_alone(exp, kind, extra):
-    base = [f"+exp={exp}", *(SMALL if kind == "grid" else ["runner=serial"])]
+    base = [f"+exp={exp}", *(SMALL if kind == "jqpg" else ["runner=serial"])]
     without = _ids(base, kind)
     with_extra = _ids(base + [f"+extra_planners=[{extra}]"], kind)
     assert set(without) <= set(with_extra)
@@ -47,7 +47,7 @@ def test_extra_planners_add_cells_and_leave_the_configured_cells_ids_alone(exp, 
 
 def test_an_optimizer_in_a_single_pattern_experiment_is_a_one_line_error():
     with pytest.raises(ConfigError, match="is a multi-pattern optimizer; experiment jqpg_fig3 plans single patterns"):
-        _ids(["+exp=jqpg_fig3", *SMALL, "+extra_planners=[plugin_cases:WrittenOrderOptimizer]"], "grid")
+        _ids(["+exp=jqpg_fig3", *SMALL, "+extra_planners=[plugin_cases:WrittenOrderOptimizer]"], "jqpg")
 
 
 def test_a_run_stores_the_extra_planner_beside_the_configured_ones_and_a_broken_ones_cells_as_failed(tmp_path):
@@ -82,7 +82,7 @@ def test_verdicts_follow_the_rule_set():
 
 def test_compare_runs_the_methods_cells_and_prints_a_verdict_per_metric(tmp_path, capsys):
     code = cli_main(["compare", "plugin_cases:ReversePlanner", "--against", "EFREQ", "--exp", "jqpg_fig3", "--workloads", "1",
-                     "exp.datasets=[nasdaq]", "exp.pattern_sets=[seq,conj]", "scale.sizes=[3,4]", "scale.repeats=1",
+                     "exp.datasets=[nasdaq]", "exp.pattern_sets=[seq,conj]", "exp.sizes=[3,4]", "exp.repeats=1",
                      "progress=false", f"results_dir={tmp_path}"])
     assert code == 0
     out = capsys.readouterr().out
@@ -106,7 +106,7 @@ def test_the_readme_section_runs_exactly_what_ci_runs():
 
 
 def test_an_optimizer_from_another_package_gets_the_sweeps_search_time_in_mcep_cells():
-    from experiments.exps.mcep_figs import MCEP
+    from experiments.exps.mcep import MCEP
 
     specs = kind_module("mcep").specs(compose_config(["+exp=mcep_fig10", "runner=serial",
                                                       "+extra_planners=[plugin_cases:BudgetEchoOptimizer]"]), REPO / "runs" / "unused")

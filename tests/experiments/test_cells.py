@@ -79,7 +79,7 @@ def test_summarize_keeps_the_first_run_of_deterministic_metrics_and_the_median_o
 
 def test_the_registry_is_the_one_list_of_metrics():
     from evaluators import METRIC_NAMES
-    from experiments.running import verify
+    from experiments.tools import verify
 
     assert set(DETERMINISTIC) | set(MEASURED) == set(METRICS) and not set(DETERMINISTIC) & set(MEASURED)
     assert METRIC_NAMES == EVALUATION and set(EVALUATION) <= set(METRICS)
@@ -99,3 +99,38 @@ def test_a_capped_evaluation_stores_what_makes_it_a_bound():
                          "processed_events": 40}
     assert "processed_events" not in cells.capped(PartialMatchLimitError("more than 5"), 100, 0.5).metrics
     assert all(k in METRICS for k in e.metrics)
+
+
+def test_timed_runs_run_the_algorithms_in_turns_and_stop_one_at_its_cap():
+    """Run i of every algorithm before run i + 1 of any; an algorithm whose run crosses a cap stops there and
+    is a capped evaluation, the others go on."""
+    from cep.errors import PartialMatchLimitError
+
+    order = []
+
+    def run(name, cap_at=None):
+        def one(i):
+            order.append((name, i))
+            if cap_at == i:
+                raise PartialMatchLimitError("too many partial matches")
+            return {"throughput_eps": float(i + 1), "matches": 5}
+        return one
+
+    out = cells.timed_runs({"A": run("A"), "B": run("B", cap_at=1)}, 3, events=10, peak_partial_matches=99)
+    assert order == [("A", 0), ("B", 0), ("A", 1), ("B", 1), ("A", 2)]
+    assert [m["throughput_eps"] for m in out["A"]] == [1.0, 2.0, 3.0]
+    assert isinstance(out["B"], cells.Evaluated) and out["B"].status.startswith("capped: ")
+    assert out["B"].metrics["events"] == 10 and out["B"].metrics["peak_partial_matches"] == 99
+    assert cells.timed_runs({"A": run("A")}, 0, events=1)["A"] != []  # at least one run
+
+
+def test_a_metric_a_figure_draws_has_its_label_and_scale_in_its_registry_entry():
+    from cep.metrics import DERIVED, drawn
+
+    assert drawn("peak_memory_bytes").axis() == "Peak memory of the evaluator state (MiB)"
+    assert drawn("peak_memory_bytes").scale == 2**-20 and drawn("throughput_eps").axis() == "Throughput (events/s)"
+    assert drawn("matches").axis() == "Matches" and "normalized_cost" in DERIVED and "normalized_cost" not in METRICS
+    with pytest.raises(KeyError, match="cep/metrics.py"):
+        drawn("events").axis()  # stored, but no figure draws it: no label
+    with pytest.raises(KeyError, match="neither stored nor derived"):
+        drawn("no_such_metric")

@@ -17,9 +17,9 @@ from experiments.running.store import ResultStore
 
 REPO = Path(__file__).resolve().parents[2]
 # exact statistics (no sampling), so that the serial runner's pandas statistics equal the Spark job's
-CELLS = ["+exp=jqpg_fig3", "exp.datasets=[nasdaq]", "exp.pattern_sets=[seq,conj]", "scale.sizes=[3]",
-         "exp.planners=[EFREQ,DP-LD,DP-B]", "scale.patterns_per_size=2", "scale.repeats=1", "progress=false",
-         "scale.stats_max_pairs=100000000"]
+CELLS = ["+exp=jqpg_fig3", "exp.datasets=[nasdaq]", "exp.pattern_sets=[seq,conj]", "exp.sizes=[3]",
+         "exp.planners=[EFREQ,DP-LD,DP-B]", "exp.patterns_per_size=2", "exp.repeats=1", "progress=false",
+         "+exp.stats_max_pairs=100000000"]
 DETERMINISTIC = ["plan_cost", "events", "matches", "work", "peak_partial_matches"]
 
 
@@ -36,7 +36,7 @@ def _deterministic(df: pd.DataFrame) -> pd.DataFrame:
 @pytest.mark.cluster
 @pytest.mark.slow
 def test_a_run_survives_a_killed_worker(tmp_path):
-    from experiments.running.cluster import LocalCluster
+    from experiments.tools.cluster import LocalCluster
 
     serial = _run("runner=serial", f"results_dir={tmp_path / 'serial'}")
     assert serial.returncode == 0, serial.stderr

@@ -16,7 +16,7 @@ import pytest
 from cep.metrics import is_deterministic
 from experiments.commands.run import compose_config
 from experiments.data.streams import experiment_stream, stream_of_types
-from experiments.exps import grid
+from experiments.exps import jqpg as grid
 
 
 def _cfg(exp: str, *overrides: str):

@@ -19,10 +19,10 @@ TINY = [
     "+exp=jqpg_fig3",
     "exp.datasets=[nasdaq]",
     "exp.pattern_sets=[seq,neg]",
-    "scale.sizes=[3]",
+    "exp.sizes=[3]",
     "exp.planners=[EFREQ,DP-LD,DP-B]",
-    "scale.patterns_per_size=1",
-    "scale.repeats=1",
+    "exp.patterns_per_size=1",
+    "exp.repeats=1",
     "progress=false",
 ]
 DETERMINISTIC = ["plan_cost", "plan_cost_tree", "events", "matches", "peak_partial_matches"]
@@ -196,10 +196,10 @@ def test_runs_go_where_git_ignores_them_and_never_into_the_reference(tmp_path, m
     from hydra import compose, initialize_config_dir
 
     from experiments.data.datasets import CONFIG_DIR
-    from experiments.running import metadata
+    from experiments.running import folders
     from experiments.running.folders import results_root
 
-    monkeypatch.setattr(metadata, "uncommitted_changes", lambda: [])  # whatever this checkout's state
+    monkeypatch.setattr(folders, "uncommitted_changes", lambda: [])  # whatever this checkout's state
 
     with initialize_config_dir(version_base="1.3", config_dir=str(CONFIG_DIR), job_name="t"):
         cfg = compose(config_name="config", overrides=["+exp=jqpg_fig3"])
@@ -296,7 +296,7 @@ def test_estimate_builds_no_stream_that_would_not_fit_in_memory(tmp_path):
 
     from experiments.data.replay import ReplaySpec
 
-    huge = "scale.datasets.nasdaq.replay.events_per_window=1e13"  # some 10^15 events: no machine builds that
+    huge = "exp.scales.quick.families.nasdaq.replay.events_per_window=1e13"  # some 10^15 events: no machine builds that
     r = run_exp(*PLANNING_ONLY, "dataset=nasdaq", huge, f"results_dir={tmp_path}", "--estimate", "--json", timeout=300)
     assert r.returncode == 0, r.stderr
     est = json.loads(r.stdout.strip().splitlines()[-1])
@@ -322,7 +322,7 @@ def test_a_multi_query_estimate_sizes_the_streams_of_its_cells(tmp_path):
 
 
 def test_a_lower_bound_decides_only_that_a_run_does_not_fit():
-    from experiments.running.estimate import DAY_S, Estimate
+    from experiments.tools.estimate import DAY_S, Estimate
 
     small = Estimate("x", "paper", cells=10, build_s=0.0, cpu_s=[1.0, 2.0], stopped=1, cores=2)
     huge = Estimate("x", "paper", cells=10, build_s=0.0, cpu_s=[DAY_S, DAY_S], stopped=1, cores=2)
@@ -332,7 +332,7 @@ def test_a_lower_bound_decides_only_that_a_run_does_not_fit():
 
 
 def test_each_stored_cell_keeps_its_run_time_and_verify_can_sample_only_cheap_cells(serial_results):
-    from experiments.running.verify import verify_experiment
+    from experiments.tools.verify import verify_experiment
 
     cells = ResultStore(serial_results / "jqpg_fig3").load_cells()
     times = {cid: spec["_cell_s"] for cid, spec in cells.items()}

@@ -1,4 +1,4 @@
-"""The cluster fail-over check (experiments/running/failover.py) on stores written by the results store: a
+"""The cluster fail-over check (experiments/tools/failover.py) on stores written by the results store: a
 lost cell, a duplicated cell, a cell of another run, a miscount of the cells run, or a deterministic
 metric that differs from the local run's each fail it; measured metrics never do."""
 
@@ -10,7 +10,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from experiments.running.failover import check_cells, compare_runs, deterministic_tally
+from experiments.tools.failover import check_cells, compare_runs, deterministic_tally
 from experiments.running.store import SCHEMA, ResultStore, cell_id
 
 

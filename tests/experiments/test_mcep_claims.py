@@ -19,8 +19,8 @@ from experiments.reporting.core import (
     UNCHECKED,
     SectionInput,
 )
-from experiments.reporting.fig12 import _claims as fig12_claims
-from experiments.reporting.fig12 import fig12
+from experiments.reporting.mcep_fig12 import _claims as fig12_claims
+from experiments.reporting.mcep_fig12 import fig12
 from experiments.reporting.mcep import _fig11_claims
 from experiments.reporting.mcep_paired import (
     LOCAL,
@@ -175,7 +175,7 @@ def test_the_figure_marks_capped_seeds_and_has_eight_panels(tmp_path):
     capped = (("window", 900, 0, "TRIVIAL"),)
     df = fig12_table({"TRIVIAL": 1.0, "SA-EDGE": 4.0, "TS-EDGE": 4.0, "SH-MDT": 2.0, "SH-RR": 1.5, "SH": 1.1, "RE": 2.0},
                      capped=capped)
-    from experiments.reporting.fig12 import _points
+    from experiments.reporting.mcep_fig12 import _points
 
     t = cell_table(df[df["dataset"] == "nasdaq"])
     pts = {p[0]: p[4] for p in _points(t, "SA-EDGE", "window")}

@@ -1,4 +1,4 @@
-"""MOTTO Figure 14a/14b (experiments/running/parallel_mpm.py, experiments/exps/motto_figs.py): one global plan
+"""MOTTO Figure 14a/14b (experiments/exps/motto_parallel.py, experiments/exps/motto.py): one global plan
 partitioned into groups that keep shared sub-trees together and cover every pattern once; each
 group's MPM detects what the whole plan detects; the parallel run on real Spark reports the serial
 run's matches; the exact/annealing plans of Figure 14a are SH-MDT's; bad core counts and sweeps are
@@ -18,7 +18,7 @@ from algorithms.multi.costs import workload_models
 from cep.errors import ConfigError
 from cep.parser import parse_patterns
 from evaluators.multi import evaluate_workload
-from experiments.running.parallel_mpm import (
+from experiments.exps.motto_parallel import (
     check_cores,
     cores_master,
     group_payloads,
@@ -41,7 +41,7 @@ def _cfg(*overrides: str):
 @pytest.fixture(scope="module")
 def workload():
     """A real Table V workload (16 queries) on the replayed NASDAQ stream, its statistics and SH-MDT plan."""
-    from experiments.exps.motto_figs import CORES, build_specs
+    from experiments.exps.motto import CORES, build_specs
 
     cfg = _cfg("exp.scales.quick.seeds=[0]", "exp.scales.quick.windows=60", "exp.scales.quick.cores_windows=60",
                "exp.scales.quick.base.queries=16")
@@ -69,7 +69,7 @@ def test_partition_covers_every_pattern_once_and_keeps_components_whole(workload
     comps = sharing_components(g)
     assert len(comps) >= 2 and any(len(c) > 1 for c in comps)  # the workload does share
     fair = part.total_cost / k
-    from experiments.running.parallel_mpm import group_cost
+    from experiments.exps.motto_parallel import group_cost
 
     if len(comps) >= k and all(group_cost(g, models, c) <= fair for c in comps):
         # nothing forced a split: every component's patterns are in one group
@@ -135,7 +135,8 @@ def test_parallel_run_on_spark_reports_the_serial_runs_matches(spark, workload, 
 def test_exact_and_annealing_plans_are_sh_mdts(workload):
     """solver_plans maps MOTTO's trees exactly as SH-MDT does: its exact plan (the MILP finishes
     here) is the registry's SH-MDT plan."""
-    from experiments.exps.motto_figs import plan_digest, solver_plans
+    from experiments.exps.kit import plan_digest
+    from experiments.exps.motto import solver_plans
 
     _, _, pats, stats, g = workload
     sp = solver_plans(pats, stats, budget_s=5.0, seed=0)
@@ -167,7 +168,7 @@ def test_masters_of_the_core_study():
     ("exp.sweeps=[{x: queries, algorithms: [exact, annealing]}]", "needs NA"),
 ])
 def test_bad_sweeps_are_config_errors(override, fragment):
-    from experiments.exps.motto_figs import build_specs
+    from experiments.exps.motto import build_specs
 
     with pytest.raises(ConfigError, match=fragment):
         build_specs(_cfg(override))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from experiments.exps.motto_figs import parallel_mismatches
+from experiments.exps.motto import parallel_mismatches
 from experiments.reporting.core import FAILS, HOLDS, SectionInput
 from experiments.reporting.motto import _parallel_claim, fig13
 from experiments.reporting.next import fig9, fig10

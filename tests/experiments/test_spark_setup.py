@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments.running import spark as spark_mod
+from experiments.data import spark as spark_mod
 
 
 def test_uses_the_machine_java_when_there_is_one(monkeypatch):
@@ -43,7 +43,7 @@ def test_spark_starts_on_a_machine_without_java(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "JAVA_HOME"}
     env["PATH"] = str(bin_dir)
     env["XDG_CACHE_HOME"] = str(tmp_path)
-    code = "from experiments.running.spark import get_spark; s = get_spark('local[1]'); print(s.range(7).count())"
+    code = "from experiments.data.spark import get_spark; s = get_spark('local[1]'); print(s.range(7).count())"
     out = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == "7"

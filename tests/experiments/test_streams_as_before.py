@@ -5,9 +5,10 @@ and the statistics estimated on it), the MCEP and MOTTO workloads and statistics
 stream of MCEP 6.2.3 and its sliding-window statistics, the HAMLET streams and queries, NEXT's
 sources and the synthetic generator.
 
-The same script runs twice on the quick-scale configurations: here, on this tree's code, and in a
-subprocess on f697127's (:mod:`experiments.bench.baseline`), which reads the same configs and data;
-each side digests what it built, and the digests must be equal.
+The same script runs twice on the quick-scale configurations: here, on this tree's code and configs, and
+in a subprocess on f697127's code and configs (:mod:`experiments.bench.baseline`; the configs' layout
+changed since, each tree composes its own), both on this checkout's data; each side digests what it
+built, and the digests must be equal.
 """
 
 from __future__ import annotations
@@ -44,32 +45,47 @@ def text_digest(value) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:20]
 
 
-def digests(pl) -> dict:
-    from omegaconf import OmegaConf
+def _kind(new: str, old: str):
+    """An experiment kind's module by this tree's name for it (kinds were renamed by paper)."""
+    import importlib
 
+    try:
+        return importlib.import_module(f"experiments.exps.{new}")
+    except ImportError:
+        return importlib.import_module(f"experiments.exps.{old}")
+
+
+def digests(pl) -> dict:
+    import experiments
     import experiments.data.datasets as ds
 
-    repo = Path(pl["repo"])  # both trees read this checkout's configs and data
-    ds.REPO_ROOT, ds.CONFIG_DIR, ds.DATASET_DIR = repo, repo / "configs", repo / "configs" / "dataset"
+    own = Path(experiments.__file__).resolve().parents[1]
+    # each tree composes its own configs (their layout changed), both read this checkout's data
+    ds.REPO_ROOT, ds.CONFIG_DIR, ds.DATASET_DIR = Path(pl["repo"]), own / "configs", own / "configs" / "dataset"
     from experiments.data.statistics import estimate_workload_statistics
     from experiments.data.streams import experiment_stream
+    from experiments.running.compose import compose_config
     from experiments.running.store import cell_id
+
+    def cfg(exp):
+        return compose_config([f"+exp={exp}", "scale=quick", "runner=serial"])
 
     out = {}
     # JQPG: the cells (patterns calibrated on the stream, statistics estimated on it) and the streams
-    from experiments.exps import grid
+    grid = _kind("jqpg", "grid")
 
-    for name, c in pl["grid"].items():
-        specs = grid.specs(OmegaConf.create(c), None)
+    for name in pl["grid"]:
+        specs = grid.specs(cfg(name), None)
         out[f"{name}: cell ids"] = text_digest([cell_id(s) for s in specs])
         for s in {json.dumps(s["stream"], sort_keys=True): s["stream"] for s in specs}.values():
             out[f"{name}: stream {s['dataset']['name']}"] = digest(experiment_stream(s))
     # MCEP: cells, streams, each sweep's first workload and its statistics; the reshuffled streams
-    from experiments.exps import mcep_adaptive, mcep_figs
+    from experiments.exps import mcep_adaptive
     from experiments.workloads.mcep import experiment_workload
 
-    for name, c in pl["mcep"].items():
-        specs = mcep_figs.build_specs(OmegaConf.create(c))
+    mcep_figs = _kind("mcep", "mcep_figs")
+    for name in pl["mcep"]:
+        specs = mcep_figs.build_specs(cfg(name))
         out[f"{name}: cell ids"] = text_digest([cell_id(s) for s in specs])
         first = {(s["dataset"], s["x_name"]): s for s in reversed(specs)}
         for (dname, x), s in sorted(first.items()):
@@ -94,11 +110,11 @@ def digests(pl) -> dict:
                 out[f"{key}: type counts"] = text_digest([mcep_adaptive.type_counts(shuffled, a, b, types)
                                                           for a, b in ((0, n // 2), (n // 4, n))])
     # MOTTO: the cells, the first workload of each sweep and its statistics
-    from experiments.exps import motto_figs
     from experiments.workloads.motto import table_v_patterns
 
-    for name, c in pl["motto"].items():
-        specs = motto_figs.build_specs(OmegaConf.create(c))
+    motto_figs = _kind("motto", "motto_figs")
+    for name in pl["motto"]:
+        specs = motto_figs.build_specs(cfg(name))
         out[f"{name}: cell ids"] = text_digest([cell_id(s) for s in specs])
         for x, s in sorted({s["x_name"]: s for s in reversed(specs)}.items()):
             stream = experiment_stream(s["stream"])
@@ -133,18 +149,11 @@ print(json.dumps(digests(pl)))
 
 
 def _payload() -> dict:
-    from omegaconf import OmegaConf
-
-    from experiments.commands.run import compose_config
-
-    def cfg(exp: str) -> dict:
-        return OmegaConf.to_container(compose_config([f"+exp={exp}", "scale=quick", "runner=serial"]), resolve=True)
-
     return {
         "repo": str(REPO),
-        "grid": {e: cfg(e) for e in ("jqpg_fig3", "jqpg_fig9")},
-        "mcep": {e: cfg(e) for e in ("mcep_fig10", "mcep_fig13", "fig12")},
-        "motto": {"motto_fig13": cfg("motto_fig13")},
+        "grid": ["jqpg_fig3", "jqpg_fig9"],
+        "mcep": ["mcep_fig10", "mcep_fig13", "fig12"],
+        "motto": ["motto_fig13"],
         "hamlet": [["fig8", "ridesharing", 2000, 2.0, 0], ["fig11", "ridesharing", 400, 1.0, 1],
                    ["fig9", "nasdaq-bursty", 2000, 2.0, 1], ["fig11", "nasdaq", 400, 1.0, 0], ["fig12", "traffic", 400, 1.0, 2]],
     }

@@ -4,7 +4,7 @@ metrics are shown, never failed."""
 
 from __future__ import annotations
 
-from experiments.running.verify import NEW, SHOWN, compare_metrics
+from experiments.tools.verify import NEW, SHOWN, compare_metrics
 
 
 def _by(diffs):
@@ -44,7 +44,7 @@ def _stored(experiment: str):
 def test_a_cap_samples_only_cells_that_ran_within_it():
     from statistics import median
 
-    from experiments.running.verify import pick_cells
+    from experiments.tools.verify import pick_cells
 
     cells, ids = _stored("mcep_fig14")
     cap = median(cells[i]["_cell_s"] for i in ids)  # half the cells are over it
@@ -55,7 +55,7 @@ def test_a_cap_samples_only_cells_that_ran_within_it():
 
 
 def test_an_experiment_with_no_cell_within_the_cap_verifies_its_cheapest():
-    from experiments.running.verify import pick_cells
+    from experiments.tools.verify import pick_cells
 
     cells, ids = _stored("motto_fig13")
     cheapest = min(ids, key=lambda i: cells[i]["_cell_s"])
@@ -80,13 +80,13 @@ def _cell_rows(plan: str, cost: float, matches: float):
 
 
 def _plan_row(committed, rerun):
-    from experiments.running.verify import compare_cell
+    from experiments.tools.verify import compare_cell
 
     return _by(compare_cell("e", "c", {"pattern_id": "p", "algorithm": "DP-B"}, committed, rerun))["plan"]
 
 
 def test_another_plan_of_identical_cost_and_counts_is_a_tie_not_a_failure():
-    from experiments.running.verify import TIE, difference_rows
+    from experiments.tools.verify import TIE, difference_rows
 
     d = _plan_row(_cell_rows("(a, (b, c))", 12.5, 3), _cell_rows("((a, b), c)", 12.5, 3))
     assert d.ok and d.rule == TIE
@@ -107,8 +107,8 @@ def test_another_plan_with_no_plan_cost_to_compare_fails():
 
 def test_the_failover_check_counts_even_a_tie_as_a_difference():
     """Both runs of the cluster check are on one machine: an equal-cost plan flip is not excused there."""
-    from experiments.running.failover import deterministic_tally
-    from experiments.running.verify import compare_cell
+    from experiments.tools.failover import deterministic_tally
+    from experiments.tools.verify import compare_cell
 
     diffs = compare_cell("e", "c", {"pattern_id": "p", "algorithm": "DP-B"}, _cell_rows("(a, (b, c))", 12.5, 3),
                          _cell_rows("((a, b), c)", 12.5, 3))

@@ -115,7 +115,7 @@ def test_the_reshuffled_stream_of_mcep_fig13_under_forced_switches_gives_the_sta
 
     from cep.pattern import negated_variables
     from experiments.exps.mcep_adaptive import adaptive_plan, window_statistics
-    from experiments.exps.mcep_figs import ADAPTIVE_CELL, build_specs
+    from experiments.exps.mcep import ADAPTIVE_CELL, build_specs
 
     with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):
         cfg = compose("config", overrides=[
@@ -155,7 +155,7 @@ def test_a_drastic_drift_is_detected_and_the_switch_it_pays_for_keeps_every_matc
     from hydra import compose, initialize_config_dir
 
     from experiments.exps.mcep_adaptive import adaptive_plan
-    from experiments.exps.mcep_figs import ADAPTIVE_CELL, McepCell, build_specs
+    from experiments.exps.mcep import ADAPTIVE_CELL, McepCell, build_specs
     from experiments.workloads.mcep import reshuffle_types
 
     with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):

@@ -12,7 +12,7 @@ import pytest
 def tiny_rows():
     from hydra import compose, initialize_config_dir
 
-    from experiments.exps.fig12 import build_specs, run_cell
+    from experiments.exps.mcep import build_specs, run_cell
 
     root = Path(__file__).resolve().parents[2]
     with initialize_config_dir(config_dir=str(root / "configs"), version_base="1.3"):
@@ -31,7 +31,7 @@ def tiny_rows():
 
 def test_cells_agree_and_the_section_has_the_papers_claims(tiny_rows, tmp_path):
     from experiments.reporting.core import SectionInput
-    from experiments.reporting.fig12 import fig12
+    from experiments.reporting.mcep_fig12 import fig12
     from cep.metrics import METRICS
     from experiments.running.store import rows_table
 

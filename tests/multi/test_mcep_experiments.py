@@ -110,7 +110,7 @@ def test_a_plan_switch_must_pay_for_the_window_the_old_plan_keeps_running():
 def tiny_rows():
     from hydra import compose, initialize_config_dir
 
-    from experiments.exps.mcep_figs import build_specs, run_cell
+    from experiments.exps.mcep import build_specs, run_cell
 
     root = Path(__file__).resolve().parents[2]
     with initialize_config_dir(config_dir=str(root / "configs"), version_base="1.3"):
@@ -130,7 +130,7 @@ def tiny_rows():
 
 
 def test_the_reshuffling_cells_take_their_window_and_seeds_from_the_adaptive_settings():
-    from experiments.exps.mcep_figs import build_specs
+    from experiments.exps.mcep import build_specs
     from experiments.running.compose import compose_config
 
     cfg = compose_config(["+exp=mcep_fig13", "runner=serial", "exp.datasets=[nasdaq]",
@@ -172,8 +172,8 @@ def test_verify_replays_a_time_limited_fig11_cell_exactly():
     import pandas as pd
     from hydra import compose, initialize_config_dir
 
-    from experiments.exps.mcep_figs import build_specs, run_cell
-    from experiments.running.verify import replay_spec
+    from experiments.exps.mcep import build_specs, run_cell
+    from experiments.tools.verify import replay_spec
 
     root = Path(__file__).resolve().parents[2]
     with initialize_config_dir(config_dir=str(root / "configs"), version_base="1.3"):

@@ -82,7 +82,7 @@ def test_each_method_detects_per_pattern_what_the_pattern_detects_alone(exp, swe
     from evaluators.brute_force import brute_force_matches
     from evaluators.multi import evaluate_workload
     from experiments.data.streams import experiment_stream
-    from experiments.exps.motto_figs import METHODS, MOTTO, build_specs
+    from experiments.exps.motto import METHODS, MOTTO, build_specs
     from experiments.data.statistics import estimate_workload_statistics
 
     cfg = _cfg(exp, "exp.scales.quick.seeds=[0]", "exp.scales.quick.windows=12", "exp.scales.quick.base.queries=8")
@@ -104,7 +104,7 @@ def test_each_method_detects_per_pattern_what_the_pattern_detects_alone(exp, swe
 
 @pytest.fixture(scope="module")
 def tiny_rows():
-    from experiments.exps.motto_figs import build_specs, run_cell
+    from experiments.exps.motto import build_specs, run_cell
 
     rows = []
     for exp, extra in (("motto_fig13", ["exp.scales.quick.values.r=[0.0,1.0]"]),
@@ -158,7 +158,7 @@ def test_registry_and_kind():
     from experiments.reporting import SECTIONS
 
     assert {"NA", "MST", "LCSE", "SH-MDT"} <= set(multi_planner_names())
-    assert EXPERIMENT_KINDS["motto"] == "experiments.exps.motto_figs"
+    assert EXPERIMENT_KINDS["motto"] == "experiments.exps.motto"
     assert {"motto_fig13", "motto_fig14"} <= set(SECTIONS)
     for exp in ("motto_fig13", "motto_fig14"):
         assert _cfg(exp).exp.kind == "motto"
@@ -170,7 +170,7 @@ def test_registry_and_kind():
     ("exp.sweeps=[{x: r, algorithms: [NA, SPASS]}]", "unknown method 'SPASS'"),
 ])
 def test_bad_config_is_a_config_error_and_a_one_line_exit_2(override, fragment, tmp_path):
-    from experiments.exps.motto_figs import build_specs
+    from experiments.exps.motto import build_specs
 
     with pytest.raises(ConfigError, match=fragment):
         build_specs(_cfg("motto_fig13", override))
@@ -185,7 +185,7 @@ def test_verify_compares_each_algorithm_of_a_cell_of_several():
     """A motto cell holds every method of a workload: verify keys its values and plans by algorithm."""
     import pandas as pd
 
-    from experiments.running.verify import _by_metric, _plans
+    from experiments.tools.verify import _by_metric, _plans
 
     rows = pd.DataFrame({"algorithm": ["NA", "NA", "MST", "MST"], "metric": ["plan_cost", "matches"] * 2,
                          "x_value": [1.0] * 4, "value": [3.0, 7.0, 2.0, 7.0], "plan": ["a", "a", "b", "b"]})

@@ -12,8 +12,8 @@ import pytest
 from experiments.running.store import ResultStore
 
 REPO = Path(__file__).resolve().parents[2]
-TINY = ["runner=serial", "progress=false", "scale.next.seeds=[0,1]", "scale.next.duration_s=2", "scale.next.pool_fig9=12",
-        "scale.next.pool_fig11=30", "scale.next.throughput_repeats=1"]
+TINY = ["runner=serial", "progress=false", "+exp.seeds=[0,1]", "+exp.duration_s=2", "+exp.pool_fig9=12",
+        "+exp.pool_fig11=30", "+exp.throughput_repeats=1"]
 
 
 def run(*args, timeout=600):

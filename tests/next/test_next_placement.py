@@ -15,7 +15,7 @@ from algorithms.next.placement import Measured, Placer
 from cep import parse_pattern
 from cep.errors import ConfigError
 from cep.next_algebra import aot, aot_digest
-from experiments.running.next_measure import measure, query_load
+from experiments.exps.next_measure import measure, query_load
 from experiments.workloads.next import PAPER_RATES, make_queries, paper_statistics
 
 STATS = paper_statistics()

@@ -1,5 +1,5 @@
 """The calibrated bursty stock stream (experiments/data/bursty_stock.py) and the per-scale HAMLET
-parameters (experiments/exps/hamlet_figs.py::resolve)."""
+parameters (experiments/exps/hamlet.py::resolve)."""
 
 from __future__ import annotations
 
@@ -37,9 +37,10 @@ def test_quick_scale_keeps_the_burst_structure_and_is_seeded():
 @pytest.mark.parametrize("fig", ["fig8", "fig9", "fig10", "fig11", "fig12"])
 def test_scale_paper_resolves_the_papers_rates_and_workloads(fig):
     from experiments.commands.run import compose_config
-    from experiments.exps.hamlet_figs import build_specs, resolve
+    from experiments.exps.hamlet import SETTINGS, build_specs
+    from experiments.running.settings import resolve
 
-    r = resolve(compose_config([f"+exp=hamlet_{fig}", "scale=paper"]))
+    r = resolve(compose_config([f"+exp=hamlet_{fig}", "scale=paper"]), SETTINGS)
     if fig in ("fig8", "fig9"):  # Figures 8-9: 10K to 20K events per minute, 5 to 25 queries
         assert (min(r["events_per_minute"]), max(r["events_per_minute"])) == (10000, 20000)
         assert (min(r["queries"]), max(r["queries"])) == (5, 25)
@@ -51,7 +52,7 @@ def test_scale_paper_resolves_the_papers_rates_and_workloads(fig):
         assert r["window_s"] == 20 * 60
     specs = build_specs(compose_config([f"+exp=hamlet_{fig}", "scale=paper"]))
     assert {s["params"]["events_per_minute"] for s in specs if s["x_name"] == "events_per_minute"} == set(r["events_per_minute"])
-    quick = resolve(compose_config([f"+exp=hamlet_{fig}"]))
+    quick = resolve(compose_config([f"+exp=hamlet_{fig}"]), SETTINGS)
     # quick stays smaller: fewer events (Figures 8-10) or shorter windows and fewer queries (11-12)
     assert (max(quick["events_per_minute"]) < max(r["events_per_minute"]) or
             (quick["window_s"] < r["window_s"] and max(quick["queries"]) < max(r["queries"])))
@@ -60,19 +61,20 @@ def test_scale_paper_resolves_the_papers_rates_and_workloads(fig):
 def test_an_override_wins_and_a_missing_block_is_one_line():
     from cep.errors import ConfigError
     from experiments.commands.run import compose_config
-    from experiments.exps.hamlet_figs import resolve
+    from experiments.exps.hamlet import SETTINGS
+    from experiments.running.settings import resolve
 
-    assert resolve(compose_config(["+exp=hamlet_fig8", "+exp.queries=[3]"]))["queries"] == [3]
+    assert resolve(compose_config(["+exp=hamlet_fig8", "+exp.queries=[3]"]), SETTINGS)["queries"] == [3]
     cfg = compose_config(["+exp=hamlet_fig8", "scale.name=huge"])
     with pytest.raises(ConfigError, match=r"configs/exp/hamlet_fig8.yaml: exp.scales has no block for scale 'huge'"):
-        resolve(cfg)
+        resolve(cfg, SETTINGS)
 
 
 def test_greta_is_capped_only_where_a_scale_block_says_so():
     """Figure 10 at scale=standard caps GRETA (its params carry ``greta_max_work``, every engine's cell
     alike); elsewhere no cell's params name the cap, so their cell ids are those of the uncapped runs."""
     from experiments.commands.run import compose_config
-    from experiments.exps.hamlet_figs import build_specs
+    from experiments.exps.hamlet import build_specs
 
     capped = build_specs(compose_config(["+exp=hamlet_fig10", "scale=standard"]))
     assert {s["params"].get("greta_max_work") for s in capped} == {500_000_000}

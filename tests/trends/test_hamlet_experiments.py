@@ -12,8 +12,8 @@ import pytest
 from experiments.running.store import ResultStore
 
 REPO = Path(__file__).resolve().parents[2]
-TINY = ["runner=serial", "progress=false", "scale.hamlet.seeds=[0,1]", "scale.hamlet.minutes=0.5", "scale.hamlet.max_trends=2000",
-        "scale.hamlet.sharon_max_work=20000"]
+TINY = ["runner=serial", "progress=false", "+exp.seeds=[0,1]", "+exp.minutes=0.5", "+exp.max_trends=2000",
+        "+exp.sharon_max_work=20000"]
 
 
 def run(*args, timeout=600):

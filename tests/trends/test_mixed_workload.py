@@ -9,7 +9,7 @@ import pytest
 from cep.parser import parse_patterns
 from experiments.data.trend_streams import trend_stream
 from experiments.workloads.hamlet import MIXED_FIGURES, experiment_workload
-from experiments.running.trend_engines import measure
+from experiments.exps.hamlet_engines import measure
 
 CELLS = [(fig, ds) for fig in MIXED_FIGURES for ds in ("nasdaq", "ridesharing")]
 

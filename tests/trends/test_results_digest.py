@@ -4,7 +4,7 @@ import hashlib
 import json
 from fractions import Fraction
 
-from experiments.exps.hamlet_figs import results_digest
+from experiments.exps.hamlet import results_digest
 
 
 def test_counts_past_the_decimal_limit_are_digested_and_told_apart():

@@ -12,7 +12,7 @@ from cep.events import Event, EventStream
 from cep.parser import parse_patterns
 from evaluators.trends import HamletExecutor, NoSharing
 from evaluators.trends.hamlet import WORD_BYTES
-from experiments.running.trend_engines import measure
+from experiments.exps.hamlet_engines import measure
 from trend_cases import streams, workloads
 
 # the stream and queries of tests/trends/test_engines.py::test_table_5_snapshot_values: b3..b6 is a burst of
@@ -72,7 +72,7 @@ def test_measure_meters_only_the_hamlet_executor():
 
 def test_exp_memory_must_name_a_mode():
     from experiments.commands.run import compose_config
-    from experiments.exps.hamlet_figs import build_specs
+    from experiments.exps.hamlet import build_specs
 
     cfg = compose_config(["+exp=hamlet_fig12", "exp.memory=traced"])
     with pytest.raises(ConfigError, match=r"hamlet_fig12.yaml: exp.memory must be false, true \(tracemalloc\) or state"):

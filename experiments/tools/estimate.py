@@ -43,6 +43,11 @@ from typing import Mapping
 
 from scipy import stats as st
 
+from cep.columnar import load_columns, save_columns
+from experiments.data.replay import ReplaySpec
+from experiments.data.streams import experiment_stream, install, replay_plan, stream_key, stream_of_types
+from experiments.exps import EXPERIMENT_KINDS, kind_module
+
 DAY_S = 86_400.0
 #: peak memory per event of building a replayed stream as columns and reading one attribute of it: 42.5 B
 #: measured for the 62.4-million-event paper-scale traffic replay (2.47 GiB) on 2026-12-07
@@ -160,13 +165,8 @@ def _timed_cell(kind: str, spec: Mapping, events: str | None, conn) -> None:
     """Run one cell in this (fresh) process: map the events it reads (``events``: the folder the caller
     saved them to, :func:`cep.columnar.save_columns`) as its stream, say so (``ready``, with the CPU
     seconds spent so far), then send back the cell's own CPU seconds."""
-    from experiments.exps import kind_module
-
     run_cell = kind_module(kind).run_cell
     if events is not None:  # a worker builds a stream once for all its cells
-        from cep.columnar import load_columns
-        from experiments.data.streams import install
-
         install(spec["stream"], load_columns(events))
     t0 = _cpu()
     conn.send(("ready", t0))
@@ -192,8 +192,6 @@ def _cell_context(kind: str):
     """Fresh processes for the sampled cells: forked from a server process started clean once, with
     the cell's kind and the engines imported (each cell then starts in a moment, its CPU counted from
     zero), or spawned where there is no fork server."""
-    from experiments.exps import EXPERIMENT_KINDS
-
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     ctx = multiprocessing.get_context("forkserver")
@@ -249,8 +247,6 @@ def available_memory() -> float:
 
 def stream_events(stream) -> float | None:
     """The expected events of a stream specification that replays a pool (None for any other stream)."""
-    from experiments.data.replay import ReplaySpec
-
     replay = stream.get("replay") if isinstance(stream, Mapping) else None
     if not replay or not stream.get("pool"):
         return None
@@ -266,8 +262,6 @@ def cell_events(stream, types: list[str] | None) -> float | None:
         return None
     if types is None:
         return stream_events(stream)
-    from experiments.data.streams import replay_plan
-
     counts = replay_plan(stream).counts
     return float(sum(counts.get(t, 0) for t in types))
 
@@ -291,9 +285,7 @@ def estimate_run(cfg, out_dir, *, sample: int, seed: int, timeout_s: float, budg
     The sampled cells' streams are sized before any of them is built.  With ``budget_s`` the estimate
     answers within about that many seconds: the sampled cells share what building them leaves of it,
     each at most ``timeout_s`` (and at least :data:`MIN_CELL_S`).  Nothing runs on Spark: the statistics
-    of a JQPG sample are the pandas reference's (:func:`experiments.exps.grid.sample_specs`)."""
-    from experiments.exps import kind_module
-
+    of a JQPG sample are the pandas reference's (:func:`experiments.exps.jqpg.sample_specs`)."""
     started = time.perf_counter()
     kind = cfg.exp.kind
     mod = kind_module(kind)
@@ -339,9 +331,6 @@ def _cell_events_folder(spec: Mapping, types: list[str] | None, saved: dict, tmp
     stream = spec.get("stream")
     if not isinstance(stream, Mapping) or types == []:
         return None
-    from cep.columnar import save_columns
-    from experiments.data.streams import experiment_stream, stream_key, stream_of_types
-
     key = (stream_key(stream), None if types is None else tuple(types))
     if key not in saved:
         cols = experiment_stream(stream) if types is None else stream_of_types(stream, types)

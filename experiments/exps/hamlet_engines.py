@@ -12,16 +12,15 @@ import statistics
 import time
 import tracemalloc
 
+from algorithms.trends import DynamicSharing
 from cep.errors import ConfigError
+from evaluators.trends import ENGINES, run_hamlet
 
 ENGINE_NAMES = ("hamlet", "hamlet-static", "greta", "two-step", "sharon")
 
 
 def engine(name: str):
     """``run(queries, stream) -> TrendResult`` of the named engine."""
-    from algorithms.trends import DynamicSharing
-    from evaluators.trends import ENGINES, run_hamlet
-
     if name == "hamlet":
         return lambda queries, stream, **kw: run_hamlet(queries, stream, policy=DynamicSharing(), name="hamlet", **kw)
     if name in ENGINES and name != "reference":

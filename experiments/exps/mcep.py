@@ -1,4 +1,4 @@
-"""The ``mcep`` experiment kind: MCEP Figures 10, 11, 13 and 14 (Section 6.2, Appendix D) at a scale.
+"""The ``mcep`` experiment kind: MCEP Figures 10-14 (Section 6.2, Appendix D) at a scale.
 
 An experiment (``configs/exp/mcep_fig*.yaml``) lists *sweeps*: each varies one parameter of the base
 workload (``exp.scales.<scale>.base``) over values, for a list of algorithms.  A cell is
@@ -35,19 +35,49 @@ the planner (or static/adaptive); ``x_name``/``x_value`` the sweep; metrics ``th
 ``replans`` (plan switches), ``drift_detections``, ``replayed_events`` (0) and ``overlap_events``.  The report
 pairs each algorithm with TRIVIAL (static with adaptive) of the same sweep, value and seed.  Counts
 are equal across the algorithms of one cell group.
+
+Figure 12 (``configs/exp/fig12.yaml``, Section 6.2.2) is this kind too: the throughput gain over the
+trivial global plan of the baselines SH, RE, SH-RR (:mod:`algorithms.multi.baselines`), SH-MDT (MOTTO,
+:mod:`algorithms.multi.sh_mdt`) and the local searches SA-EDGE and TS-EDGE against the workload size, the
+pattern size, the time window and the count window, on both datasets.  SH-MDT's MOTTO search is
+time-budgeted (5 s exact, then annealing), so its plan can differ between machines when the exact
+search does not finish; every other plan is deterministic given the cell spec.
+
+Per-scale settings (:data:`SETTINGS`, :mod:`experiments.running.settings`): the type pool, the replay
+(events of the median type per window, stream length in windows, ``rate_ratio``), the seeds, the
+evaluation runs and caps, the ``base`` workload, the swept ``values`` and the reshuffling study's
+``adaptive`` settings.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-import time
 from pathlib import Path
 from typing import Mapping
 
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
-from cep.errors import EvaluationLimitError
+from algorithms.multi import plan_workload
+from algorithms.multi.registry import multi_planner_names
+from algorithms.registry import is_builtin
+from evaluators.multi import evaluate_segments
+from experiments.data.statistics import estimate_workload_statistics
+from experiments.data.streams import experiment_stream
+from experiments.exps.kit import (
+    checked_sweeps,
+    common_fields,
+    evaluate_in_turns,
+    evaluation_caps,
+    extra_planners,
+    plan_digest,
+    replayed_pool_stream,
+)
+from experiments.exps.mcep_adaptive import adaptive_plan
 from experiments.running import cells
+from experiments.running.execution import run_all_cells
+from experiments.running.settings import Keys, resolve
+from experiments.workloads.mcep import experiment_workload, measured_density, reshuffle_types
 
 SWEEPS = ("workload_size", "pattern_size", "search_time", "window", "count_window", "density", "rate_diff",
           "reshuffle_every")
@@ -55,13 +85,14 @@ ADAPTIVE = ("static", "adaptive")
 #: the reshuffling settings an earlier version read from ``base``: still there (every cell's params,
 #: hence its id, carries them), the reshuffling cells take theirs from ``exp.scales.<scale>.adaptive``
 LEGACY_ADAPTIVE_KEYS = ("reshuffle_types", "chunk", "drift")
+#: the per-scale settings of ``exp.scales.<scale>`` (:mod:`experiments.running.settings`)
+SETTINGS = Keys(("type_pool", "events_per_window", "windows", "seeds", "repeats", "max_partial_matches", "max_work", "base",
+                 "values"), ("rate_ratio", "min_events", "adaptive"))
 
 
 def build_specs(cfg: DictConfig) -> list[dict]:
     """Every cell of the run: the sweeps' cells on each dataset of ``exp.datasets`` (or the one
     ``exp.dataset``, default NASDAQ), each dataset's stream its own type pool replayed alike."""
-    from omegaconf import OmegaConf
-
     specs = []
     for dname in list(cfg.exp.get("datasets") or [cfg.exp.get("dataset", "nasdaq")]):
         c = OmegaConf.create(OmegaConf.to_container(cfg, resolve=True))
@@ -71,14 +102,11 @@ def build_specs(cfg: DictConfig) -> list[dict]:
 
 
 def _dataset_specs(cfg: DictConfig) -> list[dict]:
-    from experiments.exps.grid import checked_sweeps, experiment_scale, extra_planners, replayed_pool_stream
-    from experiments.running.metadata import git_commit
-
     exp = cfg.exp
-    sc = experiment_scale(cfg)
+    sc = resolve(cfg, SETTINGS)
     base = dict(sc["base"])
     dname, stream = replayed_pool_stream(cfg, sc, base["window"], 40)
-    common = {"experiment": exp.name, "figure": exp.figure, "dataset": dname, "_code_version": git_commit()}
+    common = common_fields(cfg, dataset=dname)
     extra = extra_planners(cfg, multi=True)
     specs = []
     for name, sweep in checked_sweeps(exp, SWEEPS):
@@ -93,9 +121,8 @@ def _dataset_specs(cfg: DictConfig) -> list[dict]:
             seeds = sc["adaptive"].get("seeds", seeds)
         for v in values:
             for seed in seeds:
-                params = {**own, name: v, "repeats": int(sc.get("repeats", 1)),
-                          "max_partial_matches": int(sc.get("max_partial_matches", 200000)),
-                          "max_work": int(sc.get("max_work", 20_000_000))}
+                params = {**own, name: v, "repeats": int(sc["repeats"]), "max_partial_matches": int(sc["max_partial_matches"]),
+                          "max_work": int(sc["max_work"])}
                 for alg in algs:
                     specs.append({**common, "x_name": name, "x_value": v, "seed": int(seed), "algorithm": alg,
                                   "pattern_id": f"{name}={v}-s{seed}", "params": params, "stream": stream})
@@ -108,9 +135,7 @@ def specs(cfg: DictConfig, out_dir: Path, spark=None) -> list[dict]:
 
 
 def run(cfg: DictConfig, out_dir: Path) -> int:
-    from experiments.running.execution import run_all_cells
-
-    return run_all_cells(cfg, out_dir, build_specs(cfg), run_cell)
+    return run_all_cells(cfg, out_dir, run_cell, build_specs(cfg), keys=SETTINGS)
 
 
 # ---- one cell ----------------------------------------------------------------------------------------
@@ -131,23 +156,7 @@ def _builtin(algorithm: str) -> bool:
     """Whether ``algorithm`` is one of this repository's methods; one from another package
     (``+extra_planners``) gets the sweep's ``search_time`` as its time limit, since step budgets are
     the built-in local searches' own."""
-    from algorithms.multi.registry import multi_planner_names
-    from algorithms.registry import is_builtin
-
     return is_builtin(algorithm) or algorithm in multi_planner_names()
-
-
-def plan_digest(gplan, *, shared_nodes: bool = False) -> str:
-    """A digest of a global plan: its local plans (and the nodes it shares, with ``shared_nodes``)."""
-    import hashlib
-
-    d = gplan.describe()
-    content = [d["plans"], d["shared_nodes"]] if shared_nodes else d["plans"]
-    return hashlib.sha1(json.dumps(content, sort_keys=True).encode()).hexdigest()[:16]
-
-
-def _caps(p: Mapping) -> dict:
-    return {"max_partial_matches": int(p["max_partial_matches"]), "max_work": int(p["max_work"])}
 
 
 class McepCell(cells.CellKind):
@@ -156,25 +165,16 @@ class McepCell(cells.CellKind):
     of the multi-pattern evaluator (median throughput)."""
 
     def stream(self, spec: Mapping):
-        from experiments.data.streams import experiment_stream
-
         return experiment_stream(spec["stream"])
 
     def workload(self, spec: Mapping, stream):
-        from experiments.workloads.mcep import experiment_workload
-
         return experiment_workload(spec["params"], spec["stream"]["pool"], stream, seed=int(spec["seed"]),
                                    count_window=spec["x_name"] == "count_window")
 
     def statistics(self, spec: Mapping, stream, patterns):
-        from experiments.data.statistics import estimate_workload_statistics
-
         return estimate_workload_statistics(stream, patterns, seed=int(spec["seed"]))
 
     def plan_one(self, spec: Mapping, patterns, stats, algorithm: str) -> cells.Planned:
-        from algorithms.multi import plan_workload
-        from experiments.workloads.mcep import measured_density
-
         budget = _budget(spec) if _builtin(algorithm) else {"time_limit": float(spec["params"]["search_time"])}
         r = plan_workload(patterns, algorithm, stats, seed=int(spec["seed"]), **budget)
         metrics = {"plan_cost": r.cost, "trivial_cost": r.trivial_cost, "plan_time_s": r.plan_time_s,
@@ -188,20 +188,7 @@ class McepCell(cells.CellKind):
         return cells.Planned(r.plan, plan_digest(r.plan), metrics, fields)
 
     def evaluate(self, spec: Mapping, stream, patterns, planned):
-        from evaluators.multi import evaluate_workload
-
-        (alg, p), = planned.items()
-        params = spec["params"]
-        events = stream.to_stream()  # the multi-pattern runtime takes event objects (until it takes columns)
-        runs = []
-        t0 = time.perf_counter()
-        try:
-            for _ in range(int(params["repeats"])):
-                t0 = time.perf_counter()
-                runs.append(evaluate_workload(patterns, p.plan, events, collect_matches=False, **_caps(params)).metrics)
-        except EvaluationLimitError as e:
-            return {alg: cells.capped(e, len(stream), time.perf_counter() - t0)}
-        return {alg: cells.Evaluated(cells.summarize(runs, ("throughput_eps", "matches", "events", "peak_partial_matches", "work")))}
+        return evaluate_in_turns(patterns, planned, stream, spec["params"])
 
     def fields(self, spec: Mapping, algorithm: str) -> dict:
         return {"dataset": spec["dataset"], "workload": "mcep", "size": int(spec["params"]["workload_size"]),
@@ -221,8 +208,6 @@ class AdaptiveCell(McepCell):
     the matches of one pass over the whole stream."""
 
     def stream(self, spec: Mapping):
-        from experiments.workloads.mcep import reshuffle_types
-
         base = super().stream(spec)
         every = int(spec["x_value"])
         if every <= 0:
@@ -236,8 +221,6 @@ class AdaptiveCell(McepCell):
         return stream  # estimated on sliding windows while planning
 
     def plan_one(self, spec: Mapping, patterns, stream, algorithm: str) -> cells.Planned:
-        from experiments.exps.mcep_adaptive import adaptive_plan
-
         p = spec["params"]
         r = adaptive_plan(stream, patterns, drift_window=int(p["drift_window"]), check_every=int(p["check_every"]),
                           drift_alpha=float(p["drift_alpha"]), window_s=float(p["window"]), seed=int(spec["seed"]),
@@ -247,14 +230,13 @@ class AdaptiveCell(McepCell):
                                                   "drift_detections": r.detections, "plan_cost": r.initial_cost})
 
     def evaluate(self, spec: Mapping, stream, patterns, planned):
-        from evaluators.multi import evaluate_segments
-
         (alg, p), = planned.items()
-        t0 = time.perf_counter()
-        try:
-            m = evaluate_segments(patterns, p.plan, stream.to_stream(), **_caps(spec["params"])).metrics  # takes event objects
-        except EvaluationLimitError as e:
-            return {alg: cells.capped(e, len(stream), time.perf_counter() - t0)}
+        events = stream.to_stream()  # the multi-pattern runtime takes event objects (until it takes columns)
+        run = cells.timed_runs({alg: lambda i: evaluate_segments(patterns, p.plan, events, **evaluation_caps(spec["params"])).metrics},
+                               1, len(stream))[alg]
+        if isinstance(run, cells.Evaluated):
+            return {alg: run}
+        m = run[0]
         return {alg: cells.Evaluated({"throughput_eps": m["throughput_eps"] if m["elapsed_s"] > 0 else None,
                                       "matches": m["matches"], "events": m["events"],
                                       "peak_partial_matches": m["peak_partial_matches"], "work": m["work"],
@@ -266,8 +248,6 @@ class AdaptiveCell(McepCell):
 
 def _segments_digest(segments) -> str:
     """A digest of plan segments: their starts and their plans' digests."""
-    import hashlib
-
     content = [(int(a), plan_digest(g)) for a, g in segments]
     return hashlib.sha1(json.dumps(content).encode()).hexdigest()[:16]
 

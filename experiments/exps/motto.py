@@ -54,7 +54,7 @@ sub-trees together, run as ``k`` Spark tasks on a session of ``k`` cores -- ``lo
 one-core executors of the Spark runner's ``spark://`` master -- throughput measured at the driver,
 the median of ``cores_repeats`` runs after a warm-up, over a longer stream of ``cores_windows``
 windows; beside it the same plan once in one thread of the driver, whose per-pattern counts the
-parallel run must equal; :mod:`experiments.running.parallel_mpm`).  A
+parallel run must equal; :mod:`experiments.exps.motto_parallel`).  A
 core cell starts and stops its own SparkSession, which a Spark task cannot do (one SparkContext per
 JVM): :func:`run` runs the other cells on the configured runner first, stops the runner's session,
 then runs the core cells in the driver one after the other.  On a 2-core machine the throughput can
@@ -78,42 +78,50 @@ compute, one copy each), ``slowest_task_s`` (the slowest task's own detection ti
 from __future__ import annotations
 
 import statistics
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from omegaconf import DictConfig
 
-from cep.errors import ConfigError, EvaluationLimitError
-from experiments.exps.mcep_figs import plan_digest
+import experiments.exps.kit as kit
+from algorithms.multi import plan_workload, sh_mdt
+from algorithms.multi.costs import cost_multi, workload_models
+from cep.errors import ConfigError
+from cep.global_plans import workload_clauses
+from evaluators.multi import evaluate_workload
+from experiments.data.statistics import estimate_workload_statistics
+from experiments.data.streams import experiment_stream
+from experiments.exps.motto_parallel import check_cores, cores_session, group_payloads, partition_plan, run_parallel
 from experiments.running import cells
-from experiments.running.parallel_mpm import check_cores
+from experiments.running.execution import Cells, Phase, run_all_cells
+from experiments.running.settings import Keys, resolve
+from experiments.workloads.motto import table_v_patterns
 
 SWEEPS = ("r", "queries", "window_ratio", "nesting", "cores")
 METHODS = ("NA", "MST", "LCSE", "SH-MDT")  # planner names of algorithms.multi.registry
 OPTIMIZERS = ("exact", "annealing")  # MOTTO's Steiner search, forced one way (the queries sweep, beside NA)
 PARAMS = ("queries", "r", "length", "level", "window", "window_ratio", "budget_s", "sharing_types")
 PARAM_OF = {"r": "r", "queries": "queries", "window_ratio": "window_ratio", "nesting": "level", "cores": "cores"}  # sweep -> parameter
+#: the per-scale settings of ``exp.scales.<scale>`` (:mod:`experiments.running.settings`)
+SETTINGS = Keys(("type_pool", "events_per_window", "windows", "seeds", "repeats", "max_partial_matches", "max_work", "base",
+                 "values"), ("rate_ratio", "min_events", "cores_repeats", "cores_windows", "sweep_base"))
 
 
 def build_specs(cfg: DictConfig) -> list[dict]:
-    from experiments.exps.grid import checked_sweeps, experiment_scale, extra_planners, replayed_pool_stream
-    from experiments.running.metadata import git_commit
-
     exp = cfg.exp
-    sc = experiment_scale(cfg)
+    sc = resolve(cfg, SETTINGS)
     base = dict(sc["base"])
     unknown = sorted(set(base) - set(PARAMS))
     if unknown:
         raise ConfigError(f"unknown parameter {unknown[0]!r} in {exp.name}; known: {', '.join(PARAMS)}")
-    dname, stream = replayed_pool_stream(cfg, sc, base["window"], 13)
+    dname, stream = kit.replayed_pool_stream(cfg, sc, base["window"], 13)
     # the core study's runs are one Spark job each: a longer stream (cores_windows) keeps the job's
     # scheduling a small part of its time
     cores_stream = {**stream, "replay": {**stream["replay"], "windows": float(sc.get("cores_windows", sc["windows"]))}}
-    common = {"experiment": exp.name, "figure": exp.figure, "dataset": dname, "_code_version": git_commit()}
-    extra = extra_planners(cfg, multi=True)
+    common = kit.common_fields(cfg, dataset=dname)
+    extra = kit.extra_planners(cfg, multi=True)
     specs = []
-    for name, sweep in checked_sweeps(exp, SWEEPS):
+    for name, sweep in kit.checked_sweeps(exp, SWEEPS):
         # a sweep's own base values: every scale's (the sweep's base), then this scale's (scales.<s>.sweep_base)
         sweep_base = {**(sweep.get("base") or {}), **(sc.get("sweep_base") or {}).get(name, {})}
         unknown_params = sorted(set(sweep_base) - set(PARAMS))
@@ -135,12 +143,11 @@ def build_specs(cfg: DictConfig) -> list[dict]:
             if name == "cores":
                 check_cores(v)
             for seed in sc["seeds"]:
-                params = {**base, **sweep_base, PARAM_OF[name]: v, "repeats": int(sc.get("repeats", 1)),
-                          "max_partial_matches": int(sc.get("max_partial_matches", 200000)),
-                          "max_work": int(sc.get("max_work", 20_000_000))}
+                params = {**base, **sweep_base, PARAM_OF[name]: v, "repeats": int(sc["repeats"]),
+                          "max_partial_matches": int(sc["max_partial_matches"]), "max_work": int(sc["max_work"])}
                 spec = {**common, "x_name": name, "x_value": v, "seed": int(seed), "algorithms": algs,
                         "pattern_id": f"{name}={v}-s{seed}", "params": params, "stream": stream}
-                if name == "cores":  # the runs' own Spark sessions (experiments.running.parallel_mpm.cores_master), a longer stream
+                if name == "cores":  # the runs' own Spark sessions (experiments.exps.motto_parallel.cores_master), a longer stream
                     params["repeats"] = int(sc.get("cores_repeats", params["repeats"]))
                     spec["spark_master"] = spark_master_of(cfg)
                     spec["stream"] = cores_stream
@@ -166,38 +173,14 @@ def specs(cfg: DictConfig, out_dir: Path, spark=None) -> list[dict]:
 def run(cfg: DictConfig, out_dir: Path) -> int:
     """The cells on the configured runner, then the core study's cells in the driver, one after the
     other: each starts its own SparkSession of ``k`` cores, which a Spark task cannot do (one
-    SparkContext per JVM), so the runner's session is stopped first."""
-    from omegaconf import OmegaConf
-
-    from experiments.running.execution import execute_cells
-    from experiments.running.metadata import RunMetadata
-    from experiments.running.runners import SerialRunner, make_runner
-    from experiments.running.store import ResultStore, cell_id
-
+    SparkContext per JVM)."""
     specs = build_specs(cfg)
-    done = ResultStore(out_dir).done_ids()
     pooled = [s for s in specs if s["x_name"] != "cores"]
     driver = [s for s in specs if s["x_name"] == "cores"]
-    meta = RunMetadata(out_dir / "metadata.json", OmegaConf.to_container(cfg, resolve=True))
-    failed = 0
-    if pooled:
-        runner = make_runner(cfg.runner)
-        try:
-            meta.update(**runner.describe())
-            failed += execute_cells(cfg, out_dir, pooled, run_cell, runner=runner, meta=meta, configuration=specs)
-        finally:
-            runner.close()
-    if driver:
-        from experiments.running.parallel_mpm import stop_spark
-
-        stop_spark()
-        masters = sorted({s.get("spark_master") or "local[k]" for s in driver})
-        meta.update(driver_cells={"cells": len(driver), "runner": "serial, in the driver", "spark_masters": masters})
-        failed += execute_cells(cfg, out_dir, driver, run_cell, runner=SerialRunner(), meta=meta,
-                                configuration=specs)
-    meta.finish(cells_total=len(specs), cells_run=sum(cell_id(s) not in done for s in specs), cells_failed=failed,
-                rows=len(ResultStore(out_dir).load()))
-    return failed
+    masters = sorted({s.get("spark_master") or "local[k]" for s in driver})
+    facts = {"driver_cells": {"cells": len(driver), "runner": "serial, in the driver", "spark_masters": masters}}
+    phases = [Phase(pooled)] * bool(pooled) + [Phase(driver, in_driver=True, facts=facts)] * bool(driver)
+    return run_all_cells(cfg, out_dir, run_cell, Cells(phases), keys=SETTINGS)
 
 
 # ---- one cell ----------------------------------------------------------------------------------------
@@ -207,10 +190,6 @@ def solver_plans(patterns, stats, *, budget_s: float, seed: int) -> dict:
     by simulated annealing alone from scratch (:func:`algorithms.multi.sh_mdt.sh_mdt_plan` with
     ``solver``: the same sharing graph and mapping as SH-MDT).  Per method: the MPM, the MOTTO plan,
     the search's seconds, whether it finished; and the graph's size and build time."""
-    from algorithms.multi import sh_mdt
-    from algorithms.multi.costs import workload_models
-    from cep.global_plans import workload_clauses
-
     clauses = workload_clauses(patterns)
     models = workload_models(clauses, stats)
     out: dict = {}
@@ -219,10 +198,6 @@ def solver_plans(patterns, stats, *, budget_s: float, seed: int) -> dict:
         out[name] = {"plan": gplan, "motto": mp, "seconds": mp.search_seconds, "finished": mp.method == "exact"}
         out.update(graph=mp.graph_size, build_s=mp.optimizer_seconds - mp.search_seconds, trivial_cost=mp.trivial_cost)
     return out
-
-
-def _caps(p: Mapping) -> dict:
-    return {"max_partial_matches": int(p["max_partial_matches"]), "max_work": int(p["max_work"])}
 
 
 def _shared_internal_nodes(gplan) -> int:
@@ -235,27 +210,19 @@ class MottoCell(cells.CellKind):
     turns (median throughput) so that a slow moment of the shared machine hits every method alike."""
 
     def stream(self, spec: Mapping):
-        from experiments.data.streams import experiment_stream
-
         return experiment_stream(spec["stream"])
 
     def workload(self, spec: Mapping, stream):
-        from experiments.workloads.motto import table_v_patterns
-
         return table_v_patterns(spec["params"], spec["stream"]["pool"], stream.type_counts(), seed=int(spec["seed"]),
                                 window_ratio=spec["x_name"] == "window_ratio")
 
     def statistics(self, spec: Mapping, stream, patterns):
-        from experiments.data.statistics import estimate_workload_statistics
-
         return estimate_workload_statistics(stream, patterns, seed=int(spec["seed"]))
 
     def algorithms(self, spec: Mapping) -> list[str]:
         return list(spec["algorithms"])
 
     def plan_one(self, spec: Mapping, patterns, stats, algorithm: str) -> cells.Planned:
-        from algorithms.multi import plan_workload
-
         r = plan_workload(patterns, algorithm, stats, seed=int(spec["seed"]), time_limit=float(spec["params"]["budget_s"]))
         metrics = {}
         if algorithm in ("MST", "SH-MDT") and r.motto is not None:  # MOTTO's own objective
@@ -263,27 +230,11 @@ class MottoCell(cells.CellKind):
             metrics["planned_gain"] = mp.trivial_cost / mp.cost if mp.cost > 0 else None
         metrics.update(plan_cost=r.cost, trivial_cost=r.trivial_cost, plan_time_s=r.plan_time_s,
                        shared_nodes=_shared_internal_nodes(r.plan))
-        return cells.Planned(r.plan, plan_digest(r.plan), metrics)
+        return cells.Planned(r.plan, kit.plan_digest(r.plan), metrics)
 
     def evaluate(self, spec: Mapping, stream, patterns, planned):
         """Every plan over the stream, ``repeats`` times in turns; a plan past a cap stops being run."""
-        from evaluators.multi import evaluate_workload
-
-        events = stream.to_stream()  # the multi-pattern runtime takes event objects (until it takes columns)
-        runs: dict[str, list] = {a: [] for a in planned}
-        capped: dict[str, str] = {}
-        for _ in range(int(spec["params"]["repeats"])):
-            for alg, p in planned.items():
-                if alg in capped:
-                    continue
-                t0 = time.perf_counter()
-                try:
-                    runs[alg].append(evaluate_workload(patterns, p.plan, events, collect_matches=False, **_caps(spec["params"])).metrics)
-                except EvaluationLimitError as e:
-                    capped[alg] = cells.capped(e, len(stream), time.perf_counter() - t0)
-        return {alg: capped[alg] if alg in capped
-                else cells.Evaluated(cells.summarize(runs[alg], ("throughput_eps", "matches", "events", "peak_partial_matches", "work")))
-                for alg in planned}
+        return kit.evaluate_in_turns(patterns, planned, stream, spec["params"])
 
     def fields(self, spec: Mapping, algorithm: str) -> dict:
         evaluator = "spark-tasks" if spec["x_name"] == "cores" and algorithm != "serial" else "tree"
@@ -298,9 +249,6 @@ class SolverCell(MottoCell):
     finished, the graph) and every plan on the evaluator, timed in turns."""
 
     def plan(self, spec: Mapping, patterns, stats) -> dict[str, cells.Planned]:
-        from algorithms.multi import plan_workload
-        from algorithms.multi.costs import cost_multi, workload_models
-
         p = spec["params"]
         sp = solver_plans(patterns, stats, budget_s=float(p["budget_s"]), seed=int(spec["seed"]))
         models = workload_models(sp["exact"]["plan"], stats)
@@ -318,7 +266,7 @@ class SolverCell(MottoCell):
                                graph_vertices=sp["graph"]["vertices"], graph_arcs=sp["graph"]["arcs"], graph_build_s=sp["build_s"])
                 if alg == "exact":
                     metrics["finished"] = 1.0 if sp[alg]["finished"] else 0.0
-            out[alg] = cells.Planned(gplan, plan_digest(gplan, shared_nodes=True), metrics)
+            out[alg] = cells.Planned(gplan, kit.plan_digest(gplan, shared_nodes=True), metrics)
         return out
 
 
@@ -332,33 +280,26 @@ def parallel_mismatches(parallel: Sequence[int], serial: Sequence[int]) -> int:
 class CoresCell(MottoCell):
     """Figure 14b: one workload's global plan (the sweep's one method) partitioned into ``cores`` groups
     and run as that many Spark tasks on a session of that many cores
-    (:mod:`experiments.running.parallel_mpm`); beside it the same plan in one thread of the driver
+    (:mod:`experiments.exps.motto_parallel`); beside it the same plan in one thread of the driver
     (algorithm ``serial``).  Runs in the driver (:func:`run`), never in a Spark task.  The parallel
     run's per-pattern counts are compared with the driver's: the patterns that differ are the cell's
     ``parallel_mismatches`` (a result, stored like any other, so the report's claim can fail)."""
 
     def plan_one(self, spec: Mapping, patterns, stats, algorithm: str) -> cells.Planned:
-        from algorithms.multi import plan_workload
-        from algorithms.multi.costs import workload_models
-        from experiments.running.parallel_mpm import partition_plan
-
         p = spec["params"]
         r = plan_workload(patterns, algorithm, stats, seed=int(spec["seed"]), time_limit=float(p["budget_s"]))
         part = partition_plan(r.plan, workload_models(r.plan, stats), check_cores(p["cores"]))
         metrics = {"plan_cost": part.total_cost, "parallel_groups": len(part.groups), "speedup_bound": part.speedup_bound,
                    "copied_nodes": part.copied_nodes}
-        return cells.Planned((r.plan, part), plan_digest(r.plan, shared_nodes=True), metrics)
+        return cells.Planned((r.plan, part), kit.plan_digest(r.plan, shared_nodes=True), metrics)
 
     def evaluate(self, spec: Mapping, stream, patterns, planned):
-        from evaluators.multi import evaluate_workload
-        from experiments.running.parallel_mpm import cores_session, group_payloads, run_parallel
-
         p = spec["params"]
         k = check_cores(p["cores"])
         (alg, planned_alg), = planned.items()
         gplan, part = planned_alg.plan
-        serial = evaluate_workload(patterns, gplan, stream.to_stream(), collect_matches=False, **_caps(p))  # the reference counts (event objects)
-        payloads = group_payloads(patterns, gplan, part, spec["stream"], **_caps(p))
+        serial = evaluate_workload(patterns, gplan, stream.to_stream(), collect_matches=False, **kit.evaluation_caps(p))  # the reference counts (event objects)
+        payloads = group_payloads(patterns, gplan, part, spec["stream"], **kit.evaluation_caps(p))
         with cores_session(k, spec.get("spark_master")) as spark:
             run = run_parallel(spark, payloads, repeats=int(p["repeats"]))
         m = serial.metrics

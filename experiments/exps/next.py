@@ -4,7 +4,7 @@
 * ``fig9`` -- operators supported on one node against query size, with and without rewriting, for
   the next, union and mix workloads.  A cell is (workload, size, seed, original|rewritten): a pool of
   random queries is rewritten (or not), every operator's CPU load measured on the NEXT engine
-  (:mod:`experiments.running.next_measure`), and one simulated node of ``capacity_single`` filled
+  (:mod:`experiments.exps.next_measure`), and one simulated node of ``capacity_single`` filled
   (:mod:`algorithms.next.capacity`) with queries drawn from the pool with replacement, in an order
   fixed by the seed -- the same draws for the original and the rewritten queries.
 * ``fig10`` -- complex events detected per CPU second against the number of 5-operator queries
@@ -27,39 +27,55 @@ Measured metrics vary from run to run; the pools, plan costs and match counts do
 from __future__ import annotations
 
 import hashlib
+import random
 import statistics
 import time
 from pathlib import Path
 from typing import Mapping
 
-from omegaconf import DictConfig, OmegaConf
+import joblib
+from omegaconf import DictConfig
 
+from algorithms.next.capacity import simulate
+from algorithms.next.costs import query_cost
+from algorithms.next.rewrite import rewrite
 from cep.errors import ConfigError
+from evaluators.next.engine import run_queries
+from experiments.exps.kit import common_fields
+from experiments.exps.next_measure import measure, query_load
 from experiments.running import cells
+from experiments.running.execution import Cells, Phase, run_all_cells
+from experiments.running.settings import Keys, resolve
+from experiments.workloads.next import PAPER_RATES, make_queries, paper_statistics, source_stream
 
 DATASET = "poisson-8"
 FIGURES = ("fig9", "fig10", "fig11")
-#: the settings of ``scale.next`` each figure's cells read (:func:`build_specs`; the report's regime table shows these)
-SCALE_KEYS = {"fig9": ("seeds", "duration_s", "chunk", "capacity_single", "patience", "pool_fig9", "offers_fig9"),
-              "fig10": ("seeds", "duration_s", "throughput_repeats"),
-              "fig11": ("seeds", "duration_s", "chunk", "capacity", "patience", "pool_fig11")}
+#: the per-scale settings each figure's cells read from ``exp.scales.<scale>`` (:mod:`experiments.running.settings`)
+SETTINGS = {"fig9": Keys(("seeds", "duration_s", "capacity_single", "offers_fig9", "patience", "chunk", "pool_fig9")),
+            "fig10": Keys(("seeds", "duration_s", "throughput_repeats")),
+            "fig11": Keys(("seeds", "duration_s", "capacity", "patience", "chunk", "pool_fig11"))}
 ORIGINAL, REWRITTEN = "original", "rewritten"
 
 
 # ---- building cells ---------------------------------------------------------------------------------
-def build_specs(cfg: DictConfig, out_dir: Path) -> list[list[dict]]:
-    """The cells of the experiment, in phases (a later phase may use what an earlier one left)."""
-    from experiments.running.metadata import git_commit
-
-    exp, sc = cfg.exp, cfg.scale.next
-    fig = exp.figure
+def figure_keys(cfg: DictConfig) -> Keys:
+    """The per-scale settings the experiment's figure reads."""
+    fig = cfg.exp.figure
     if fig not in FIGURES:
         raise ConfigError(f"exp.figure of a next experiment must be one of {', '.join(FIGURES)}, got {fig!r}")
-    seeds = [int(s) for s in sc.seeds]
-    base = {"experiment": exp.name, "figure": fig, "_code_version": git_commit()}
-    common = {"duration": float(sc.duration_s), "chunk": int(sc.chunk), "capacity": float(sc.capacity), "patience": int(sc.patience)}
+    return SETTINGS[fig]
+
+
+def build_specs(cfg: DictConfig, out_dir: Path) -> list[list[dict]]:
+    """The cells of the experiment, in phases (a later phase may use what an earlier one left)."""
+    exp = cfg.exp
+    fig = exp.figure
+    sc = resolve(cfg, figure_keys(cfg))
+    seeds = [int(s) for s in sc["seeds"]]
+    base = common_fields(cfg)
     if fig == "fig9":
-        single = {**common, "capacity": float(sc.capacity_single), "pool": int(sc.pool_fig9), "offers": int(sc.offers_fig9)}
+        single = {"duration": float(sc["duration_s"]), "chunk": int(sc["chunk"]), "capacity": float(sc["capacity_single"]),
+                  "patience": int(sc["patience"]), "pool": int(sc["pool_fig9"]), "offers": int(sc["offers_fig9"])}
         return [[
             {**base, "workload": w, "size": int(size), "seed": s, "algorithm": alg, "kind": "rewrite",
              "pattern_id": f"{w}-{size}-s{s}", "params": single}
@@ -69,7 +85,7 @@ def build_specs(cfg: DictConfig, out_dir: Path) -> list[list[dict]]:
         return [[
             {**base, "workload": w, "size": int(exp.query_size), "seed": s, "algorithm": alg, "kind": "rewrite",
              "pattern_id": f"{w}-{exp.query_size}-n{n}-s{s}",
-             "params": {"queries": int(n), "duration": float(sc.duration_s), "repeats": int(sc.throughput_repeats)}}
+             "params": {"queries": int(n), "duration": float(sc["duration_s"]), "repeats": int(sc["throughput_repeats"])}}
             for w in exp.workloads for n in exp.queries for s in seeds for alg in (ORIGINAL, REWRITTEN)
         ]]
     cache = str(out_dir / "measurements")
@@ -77,7 +93,8 @@ def build_specs(cfg: DictConfig, out_dir: Path) -> list[list[dict]]:
     for w in exp.workloads:
         for s in seeds:
             pid = f"{w}-{exp.query_size}-s{s}"
-            pool = {**common, "pool": int(sc.pool_fig11)}
+            pool = {"duration": float(sc["duration_s"]), "chunk": int(sc["chunk"]), "capacity": float(sc["capacity"]),
+                    "patience": int(sc["patience"]), "pool": int(sc["pool_fig11"])}
             for alg in (ORIGINAL, REWRITTEN):
                 measure_cells.append({**base, "workload": w, "size": int(exp.query_size), "seed": s, "algorithm": alg,
                                       "kind": "measure", "pattern_id": pid, "params": pool, "_cache": cache})
@@ -95,24 +112,9 @@ def specs(cfg: DictConfig, out_dir: Path, spark=None) -> list[dict]:
 
 
 def run(cfg: DictConfig, out_dir: Path) -> int:
-    from experiments.running.execution import execute_cells
-    from experiments.running.metadata import RunMetadata
-    from experiments.workloads.next import PAPER_RATES
-    from experiments.running.runners import make_runner
-
-    meta = RunMetadata(out_dir / "metadata.json", OmegaConf.to_container(cfg, resolve=True))
-    phases = build_specs(cfg, out_dir)
-    runner = make_runner(cfg.runner)
-    try:
-        meta.update(**runner.describe())
-        meta.update(datasets={DATASET: {"sources_events_per_s": PAPER_RATES, "kind": "Poisson (NEXT Section 6), generated"}})
-        failed = 0
-        for specs in phases:
-            failed += execute_cells(cfg, out_dir, specs, run_cell, runner=runner, meta=meta,
-                                    configuration=[c for phase in phases for c in phase])
-        return failed
-    finally:
-        runner.close()
+    facts = {"datasets": {DATASET: {"sources_events_per_s": PAPER_RATES, "kind": "Poisson (NEXT Section 6), generated"}}}
+    phases = [Phase(specs) for specs in build_specs(cfg, out_dir)]
+    return run_all_cells(cfg, out_dir, run_cell, Cells(phases, facts), keys=figure_keys(cfg))
 
 
 # ---- one cell ---------------------------------------------------------------------------------------
@@ -127,9 +129,6 @@ def _digest(queries) -> str:
 def pool_queries(workload: str, size: int, count: int, seed: int, rewritten: bool):
     """The pool of ``count`` random queries of ``workload`` and ``size`` (NEXT Section 6), rewritten by
     NEXT when asked; and the mean rewriting time (None without rewriting)."""
-    from algorithms.next.rewrite import rewrite
-    from experiments.workloads.next import make_queries, paper_statistics
-
     qs = make_queries(workload, size, count, seed=seed)
     if not rewritten:
         return qs, None
@@ -139,10 +138,8 @@ def pool_queries(workload: str, size: int, count: int, seed: int, rewritten: boo
 
 def _measure_pool(workload: str, size: int, seed: int, variant: str, pool: int, duration: float, chunk: int,
                   code_version: str | None):
-    """The measurement of a pool (:func:`experiments.running.next_measure.measure`); ``code_version``
+    """The measurement of a pool (:func:`experiments.exps.next_measure.measure`); ``code_version``
     only keys the cache, so that a measurement is reused only by the code that made it."""
-    from experiments.running.next_measure import measure
-
     queries, _ = pool_queries(workload, size, pool, seed, variant == REWRITTEN)
     return measure(queries, duration=duration, seed=seed, chunk=chunk)
 
@@ -151,8 +148,6 @@ def measured_pool(spec: Mapping):
     """The cached measurement function of the cell's results folder (``joblib.Memory`` under
     ``<out>/measurements``) and its arguments for ``variant``: a measure cell calls it (forced, so
     that it measures and stores), a placement cell reads what the measure cell stored."""
-    import joblib
-
     p = spec["params"]
     fn = joblib.Memory(spec["_cache"], verbose=0).cache(_measure_pool)
 
@@ -180,13 +175,9 @@ class NextCell(cells.CellKind):
         return self.variant(spec) == REWRITTEN
 
     def statistics(self, spec: Mapping, stream, workload):
-        from experiments.workloads.next import paper_statistics
-
         return paper_statistics()
 
     def plan_one(self, spec: Mapping, rewritten, stats, algorithm: str) -> cells.Planned:
-        from algorithms.next.costs import query_cost
-
         queries, rewrite_s = pool_queries(spec["workload"], int(spec["size"]), self.pool_size(spec), int(spec["seed"]), rewritten)
         metrics = {"plan_cost": statistics.mean(query_cost(q, stats) for q in queries)}
         if rewrite_s is not None:
@@ -212,12 +203,6 @@ class CapacityCell(NextCell):
         return "query_size", spec["size"]
 
     def evaluate(self, spec: Mapping, stream, rewritten, planned):
-        import random
-
-        from algorithms.next.capacity import simulate
-        from experiments.running.next_measure import measure, query_load
-        from experiments.workloads.next import paper_statistics
-
         (alg, p), = planned.items()
         params, queries = spec["params"], p.plan
         m = measure(queries, duration=params["duration"], seed=int(spec["seed"]), chunk=int(params["chunk"]))
@@ -242,13 +227,9 @@ class DetectionCell(NextCell):
         return "queries", spec["params"]["queries"]
 
     def stream(self, spec: Mapping):
-        from experiments.workloads.next import source_stream
-
         return source_stream(spec["params"]["duration"], seed=int(spec["seed"]))
 
     def evaluate(self, spec: Mapping, stream, rewritten, planned):
-        from evaluators.next.engine import run_queries
-
         (alg, p), = planned.items()
         events = stream.to_events()  # NEXT's engine takes event objects (until it takes columns)
         runs = [run_queries(p.plan, events, share=False, collect=False, measure=False) for _ in range(int(spec["params"]["repeats"]))]
@@ -266,8 +247,6 @@ class MeasureCell(NextCell):
     the results folder's cache, for the placement cells."""
 
     def evaluate(self, spec: Mapping, stream, rewritten, planned):
-        from experiments.running.next_measure import query_load
-
         (alg, p), = planned.items()
         fn, args = measured_pool(spec)
         started = time.perf_counter()
@@ -290,8 +269,6 @@ class PlacementCell(NextCell):
         return cells.Planned(p.plan, p.digest)  # the pool's plan metrics are the measure cell's rows
 
     def evaluate(self, spec: Mapping, stream, rewritten, planned):
-        from algorithms.next.capacity import simulate
-
         (alg, p), = planned.items()
         params = spec["params"]
         fn, args = measured_pool(spec)

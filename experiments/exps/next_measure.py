@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from algorithms.next.capacity import Machine, Measured
-from cep.next_algebra import NextPattern
+from cep.next_algebra import NextPattern, aot, aot_digest
 from evaluators.next.engine import network_cost, run_queries, sample_items
 from experiments.workloads.next import source_stream
 
@@ -75,6 +75,4 @@ def measure(queries: Sequence[NextPattern], *, duration: float, seed: int = 0, r
 
 def query_load(m: Measurement, pattern: NextPattern) -> float:
     """The measured CPU load (CPU s/s) of one query's operators, each counted once."""
-    from cep.next_algebra import aot, aot_digest
-
     return sum(m.operators[aot_digest(aot(o)[0])].cpu for o in pattern.operators.operators())

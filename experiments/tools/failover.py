@@ -2,7 +2,7 @@
 run of the same cells (``python -m experiments cluster failover``; README, "Running on a cluster").
 
 :func:`run_failover` starts a master and ``workers`` workers on 127.0.0.1
-(:class:`~experiments.running.cluster.LocalCluster`), runs ``python -m experiments run <overrides>
+(:class:`~experiments.tools.cluster.LocalCluster`), runs ``python -m experiments run <overrides>
 runner.master=spark://...`` into ``<out>/cluster/``, SIGKILLs worker 0 with its executors (its whole process
 group, as a lost machine) once a fraction of the cells is stored and the run goes on, lets the run finish
 and stops the cluster.  Then it checks
@@ -12,7 +12,7 @@ and stops the cluster.  Then it checks
   ``results.parquet`` -- no other cell is stored, none failed, and the run counted each cell it ran once;
 * the values (:func:`compare_runs`): each cell's plan, status and every deterministic metric
   (:data:`cep.metrics.DETERMINISTIC`) identical to the local run's, by ``verify``'s comparison
-  (:func:`experiments.running.verify.compare_cell`).
+  (:func:`experiments.tools.verify.compare_cell`).
 
 The local run is ``<out>/local/`` (run first, on the embedded ``local[*]`` Spark) or a complete run given
 with ``local`` (read only).  The runs' output goes to ``<out>/local_<exp>.log`` and ``<out>/cluster_<exp>.log``.  Spark's own account of the lost worker is shown: the task attempts that failed
@@ -36,8 +36,12 @@ from pathlib import Path
 import pandas as pd
 
 from cep.errors import ConfigError
+from experiments.data.datasets import REPO_ROOT
+from experiments.running.compose import compose_config
+from experiments.running.metadata import load_meta
 from experiments.running.store import ResultStore, read_rows
-from experiments.running.verify import NEW, TIE, Difference, compare_cell
+from experiments.tools.cluster import LocalCluster, pid_alive
+from experiments.tools.verify import NEW, TIE, Difference, compare_cell
 
 #: what the failover command sets itself
 OWN_KEYS = ("runner", "runner.master", "results_dir", "reference", "progress")
@@ -215,11 +219,6 @@ def _run_cmd(overrides: list[str], *extra: str) -> list[str]:
 def run_failover(overrides: list[str], out: Path, *, local: Path | None = None, workers: int = 2, cores: int = 1,
                  kill_at: float = 1 / 3, say=print) -> FailoverRun:
     """The whole demonstration (module docstring); ``say`` gets a line as each step starts."""
-    from experiments.commands.run import compose_config
-    from experiments.data.datasets import REPO_ROOT
-    from experiments.running.cluster import LocalCluster, pid_alive
-    from experiments.running.metadata import load_meta
-
     own = [o for o in overrides if o.split("=", 1)[0].lstrip("+~") in OWN_KEYS]
     if own:
         raise ConfigError(f"{own[0]!r}: cluster failover sets the runner, its master and the results folders itself")

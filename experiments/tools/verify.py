@@ -18,7 +18,7 @@ lowers it).  A different plan whose cost or counts differ, or a cell with no pla
 
 Time-limited searches (``mcep_fig11``'s search-time sweep) stop wherever the clock says, so they
 cannot be re-run as such.  Their cells record the steps each component's search took
-(``search_replay_steps`` in the rows' ``params``, :mod:`experiments.exps.mcep_figs`); verify re-runs
+(``search_replay_steps`` in the rows' ``params``, :mod:`experiments.exps.mcep`); verify re-runs
 such a cell with exactly those steps and no clock (:func:`replay_spec`), and its plan, costs and
 counts must then be identical like any other cell's: what is checked is everything but how many
 steps the machine managed in the time (``search_steps``, shown as measured).
@@ -35,7 +35,10 @@ from pathlib import Path
 import pandas as pd
 
 from cep.metrics import DETERMINISTIC, MEASURED
+from experiments.exps import kind_module
+from experiments.running.metadata import load_meta
 from experiments.running.store import ResultStore
+from experiments.tools.tables import text_table
 
 SHOWN = "shown only"
 NEW = "new metric: not in the committed rows"
@@ -63,10 +66,7 @@ def _close(a: float, b: float) -> bool:
 
 def cell_function(exp_dir: Path):
     """The cell function of the experiment kind that produced ``exp_dir`` (from its metadata)."""
-    from experiments.exps import kind_module
-    from experiments.running.metadata import load_meta
-
-    kind = ((load_meta(exp_dir).get("config") or {}).get("exp") or {}).get("kind", "grid")
+    kind = ((load_meta(exp_dir).get("config") or {}).get("exp") or {}).get("kind", "jqpg")
     return kind_module(kind).run_cell
 
 
@@ -112,7 +112,7 @@ def verify_experiment(exp_dir: Path, sample: int, seed: int, max_cell_s: float |
 def compare_cell(name: str, cid: str, spec: dict, committed: pd.DataFrame, rows: pd.DataFrame) -> list[Difference]:
     """One cell's stored rows ``committed`` against another run's ``rows`` of the same cell: its plan and
     status (identical) and its metrics (:func:`compare_metrics`).  Used by :func:`verify_experiment` and by
-    the cluster fail-over check (:mod:`experiments.running.failover`), which compares two whole runs."""
+    the cluster fail-over check (:mod:`experiments.tools.failover`), which compares two whole runs."""
     pid = spec["pattern_id"]
     alg = spec["algorithm"] if "algorithm" in spec else ",".join(spec.get("algorithms", []))
     c_plan, r_plan = _plans(committed), _plans(rows)
@@ -213,7 +213,5 @@ COLUMNS = {"experiment": ("experiment", str), "pattern_id": ("pattern", str), "a
 
 
 def format_differences(diffs: list[Difference], show_all: bool = False) -> str:
-    from experiments.reporting.tables import text_table
-
     rows = difference_rows(diffs, show_all)
     return text_table(rows, COLUMNS) if rows else "(nothing to show)"

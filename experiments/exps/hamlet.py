@@ -14,14 +14,15 @@
   pattern lengths and predicates); thresholds at quantiles of the shared Kleene type's ``close`` /
   ``speed`` make sharing cost event-level snapshots, so the dynamic optimizer may split.
 
-Rates, workloads, windows and stream lengths per scale: :func:`resolve` (``exp.scales`` in
-``configs/exp/hamlet_fig*.yaml``; the paper's values at scale=standard and scale=paper).
+Rates, workloads, windows, stream lengths, seeds and caps per scale: :data:`SETTINGS`, resolved by
+:mod:`experiments.running.settings` from ``exp.scales`` (``configs/exp/hamlet_fig*.yaml`` over
+``configs/scales/hamlet.yaml``; the paper's values at scale=standard and scale=paper).
 
 Streams: ridesharing and ``nasdaq-bursty`` are generated (seeded); ``nasdaq`` and traffic are the bundled data restricted to a
 pool of event types (the shared Kleene type -- the pool's first type -- plus start and end types),
 in the data's order, with timestamps re-spaced to the cell's events per minute (the paper's
 speed-up factor).  A cell is (figure, dataset, swept x, engine, seed); two-step and SHARON run under
-caps (``scale.hamlet``), GRETA under ``greta_max_work`` where a figure's scale block sets it (Figure 10 at
+caps (``max_trends``, ``sharon_max_work``), GRETA under ``greta_max_work`` where a figure's scale block sets it (Figure 10 at
 scale=standard: the paper's GRETA fails at 40K events per minute), and a capped cell is a result (status
 ``capped: ...``), not a failure.
 
@@ -47,61 +48,47 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
-from cep.errors import ConfigError, EvaluationLimitError
+from cep.errors import ConfigError
+from cep.io_utils import exact_integers
+from cep.parser import parse_patterns
+from evaluators.trends import HamletExecutor
+from experiments.data.trend_streams import burst_mean, trend_stream
+from experiments.exps.hamlet_engines import measure
+from experiments.exps.kit import common_fields
 from experiments.running import cells
+from experiments.running.execution import run_all_cells
+from experiments.running.settings import Keys, resolve
+from experiments.workloads.hamlet import experiment_workload
 
 FIGURES = ("fig8", "fig9", "fig10", "fig11", "fig12")
-
-
-#: what a scale block of ``exp.scales`` sets (the sweeps, and the window and stream length over scale.hamlet's)
-SCALED = ("events_per_minute", "default_events_per_minute", "queries", "default_queries", "window_s", "minutes")
-#: what a scale block may also set: GRETA's cap on predecessor vertices visited (uncapped where unset; a cell's
+#: the per-scale settings of ``exp.scales.<scale>`` (:mod:`experiments.running.settings`): the seeds, the
+#: stream's minutes and drivers, the windows, the caps of two-step and SHARON, the timed runs, the swept
+#: rates and workloads; and GRETA's cap on predecessor vertices visited (uncapped where unset: a cell's
 #: params carry it only where set, so the ids of uncapped cells do not change)
-OPTIONAL = ("greta_max_work",)
-
-
-def resolve(cfg: DictConfig) -> dict:
-    """The run's rates and workloads: ``exp.scales[<scale.name>]`` (the paper's values at scale=standard and
-    scale=paper, smaller at quick), ``window_s`` and ``minutes`` defaulting to ``scale.hamlet``'s, and any
-    of :data:`SCALED` set on ``exp`` itself (``+exp.<key>=...``) winning over the block."""
-    from omegaconf import OmegaConf
-
-    exp, sc = cfg.exp, cfg.scale.hamlet
-    name = str(cfg.scale.get("name", "quick"))
-    where = f"configs/exp/{exp.name}.yaml: exp.scales"
-    blocks = exp.get("scales") or {}
-    if name not in blocks:
-        raise ConfigError(f"{where} has no block for scale {name!r} (has {', '.join(blocks) or 'none'})")
-    out = {"window_s": sc.window_s, "minutes": sc.minutes, **OmegaConf.to_container(blocks[name], resolve=True)}
-    out.update({k: exp[k] for k in SCALED + OPTIONAL if exp.get(k) is not None})
-    missing = [k for k in SCALED if k not in out]
-    if missing:
-        raise ConfigError(f"{where}.{name} lacks {', '.join(missing)}")
-    return out
+SETTINGS = Keys(("seeds", "minutes", "window_s", "drivers", "max_trends", "sharon_max_work", "repeats", "events_per_minute",
+                 "default_queries", "queries", "default_events_per_minute"), ("greta_max_work",))
 
 
 def build_specs(cfg: DictConfig) -> list[dict]:
-    from experiments.running.metadata import git_commit
-
-    exp, sc = cfg.exp, cfg.scale.hamlet
+    exp = cfg.exp
     if exp.figure not in FIGURES:
         raise ConfigError(f"exp.figure of a hamlet experiment must be one of {', '.join(FIGURES)}, got {exp.figure!r}")
-    r = resolve(cfg)
+    r = resolve(cfg, SETTINGS)
     memory = exp.get("memory", False)  # none, tracemalloc's peak over a second run (true), or the executor's state meter
     if not (isinstance(memory, bool) or memory == "state"):
         raise ConfigError(f"configs/exp/{exp.name}.yaml: exp.memory must be false, true (tracemalloc) or state, got {memory!r}")
-    base = {"experiment": exp.name, "figure": exp.figure, "_code_version": git_commit()}
-    params = {"minutes": float(r["minutes"]), "window_s": int(r["window_s"]), "drivers": int(sc.drivers),
-              "max_trends": int(sc.max_trends), "sharon_max_work": int(sc.sharon_max_work), "repeats": int(sc.repeats),
+    base = common_fields(cfg)
+    params = {"minutes": float(r["minutes"]), "window_s": int(r["window_s"]), "drivers": int(r["drivers"]),
+              "max_trends": int(r["max_trends"]), "sharon_max_work": int(r["sharon_max_work"]), "repeats": int(r["repeats"]),
               "memory": memory}
-    params.update({k: int(r[k]) for k in OPTIONAL if r.get(k) is not None})
+    params.update({k: int(r[k]) for k in SETTINGS.optional if r.get(k) is not None})
     specs = []
     for ds in exp.datasets:
         for x_name, xs, fixed in (("events_per_minute", r["events_per_minute"], {"queries": int(r["default_queries"])}),
                                   ("queries", r["queries"], {"events_per_minute": int(r["default_events_per_minute"])})):
             for x in xs:
                 for eng in exp.engines:
-                    for seed in sc.seeds:
+                    for seed in r["seeds"]:
                         p = {**params, **fixed, x_name: int(x)}
                         specs.append({**base, "dataset": ds, "algorithm": eng, "seed": int(seed), "x_name": x_name,
                                       "x_value": int(x), "pattern_id": f"{ds}-{x_name}-{x}-s{seed}", "params": p})
@@ -114,9 +101,7 @@ def specs(cfg: DictConfig, out_dir: Path, spark=None) -> list[dict]:
 
 
 def run(cfg: DictConfig, out_dir: Path) -> int:
-    from experiments.running.execution import run_all_cells
-
-    return run_all_cells(cfg, out_dir, build_specs(cfg), run_cell)
+    return run_all_cells(cfg, out_dir, run_cell, build_specs(cfg), keys=SETTINGS)
 
 
 # ---- one cell ---------------------------------------------------------------------------------------
@@ -127,38 +112,26 @@ class TrendCell(cells.CellKind):
     rows' ``plan`` is a digest of the engine's exact results, which ``verify`` compares."""
 
     def stream(self, spec: Mapping):
-        from experiments.data.trend_streams import trend_stream
-
         p = spec["params"]
         return trend_stream(spec["dataset"], int(p["events_per_minute"]), float(p["minutes"]), int(spec["seed"]), int(p["drivers"]))
 
     def workload(self, spec: Mapping, stream_and_pool):
-        from cep.parser import parse_patterns
-        from experiments.workloads.hamlet import experiment_workload
-
         stream, pool = stream_and_pool
         return parse_patterns(experiment_workload(spec, pool, stream))
 
     def evaluate(self, spec: Mapping, stream_and_pool, queries, planned):
-        from experiments.data.trend_streams import burst_mean
-        from experiments.running.trend_engines import measure
-
         stream, pool = stream_and_pool
         p, eng = spec["params"], spec["algorithm"]
         caps = {"two-step": {"max_trends": p["max_trends"]}, "sharon": {"max_work": p["sharon_max_work"]}, "greta": {"max_work": p.get("greta_max_work")}}
         options = {k: int(v) for k, v in caps.get(eng, {}).items() if v is not None}
         base = {"events": len(stream), "burst_mean": burst_mean(stream, pool)}
         events = stream.to_stream()  # the trend engines take event objects (until they take columns)
-        runs = []
-        for r in range(int(p["repeats"])):
-            t0 = time.perf_counter()
-            try:
-                runs.append(measure(eng, queries, events, memory=p["memory"] is True and r == 0,
-                                    state_memory=p["memory"] == "state", **options))
-            except EvaluationLimitError as e:
-                # a capped run is a bound: it processed e.processed events in this time (reporting/bounds.py)
-                capped = {"throughput_eps": None, "capped_elapsed_s": time.perf_counter() - t0, "processed_events": e.processed, **base}
-                return {eng: cells.Evaluated(capped, status=f"capped: {e}", digest="")}
+        runs = cells.timed_runs({eng: lambda r: measure(eng, queries, events, memory=p["memory"] is True and r == 0,
+                                                        state_memory=p["memory"] == "state", **options)},
+                                int(p["repeats"]), len(stream), burst_mean=base["burst_mean"])[eng]
+        if isinstance(runs, cells.Evaluated):  # a bound: it processed processed_events events in its time (reporting/bounds.py)
+            runs.digest = ""
+            return {eng: runs}
         digest = results_digest(runs[0][0].rows())
         ms = [m for _, m in runs]
         values = {
@@ -183,8 +156,6 @@ class TrendCell(cells.CellKind):
     def analysis_ms(queries) -> float:
         """The one-time static workload analysis (HAMLET Section 3.1): the queries compiled, panes and
         shareable Kleene sub-patterns found (the executor built, before any event)."""
-        from evaluators.trends import HamletExecutor
-
         t0 = time.perf_counter()
         HamletExecutor(queries)
         return (time.perf_counter() - t0) * 1000.0
@@ -202,8 +173,6 @@ class TrendCell(cells.CellKind):
 def results_digest(rows: list[list]) -> str:
     """A digest of an engine's exact results (the rows' ``plan``, which ``verify`` compares), counts of any
     length included."""
-    from cep.io_utils import exact_integers
-
     with exact_integers():
         return hashlib.sha1(json.dumps(rows, default=str).encode()).hexdigest()[:16]
 

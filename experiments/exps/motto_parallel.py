@@ -33,7 +33,7 @@ the parallel run here splits the plan, not the stream:
   (``spark://...``) the session asks for ``k`` executors of one core (``spark.cores.max = k``,
   ``spark.executor.cores = 1``) and waits until they are registered.  A JVM holds one SparkContext,
   so any running session (the experiment runner's) is stopped first: these runs happen in the
-  driver, one after the other, never inside a Spark task (see :mod:`experiments.exps.motto_figs`).
+  driver, one after the other, never inside a Spark task (see :mod:`experiments.exps.motto`).
 """
 
 from __future__ import annotations
@@ -44,8 +44,15 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+from scipy.sparse.csgraph import connected_components, laplacian
+
+from algorithms.multi.costs import cost_multi, node_cost
 from cep.errors import ConfigError
 from cep.global_plans import GlobalPlan, build_global_plan
+from evaluators.multi import evaluate_workload
+from experiments.data.spark import get_spark, stop_spark
+from experiments.data.streams import experiment_stream
 
 MAX_CORES = 256  # a sanity bound on a core count from a config
 
@@ -84,10 +91,6 @@ def _pattern_of(owner) -> int:
 def sharing_weights(g: GlobalPlan, models=None):
     """The patterns (sorted) and a symmetric matrix: entry ``(a, b)`` the planned cost of the
     internal nodes patterns ``a`` and ``b`` both use (1 per node without ``models``)."""
-    import numpy as np
-
-    from algorithms.multi.costs import node_cost
-
     pats = sorted({_pattern_of(o) for o in g.clauses})
     at = {p: i for i, p in enumerate(pats)}
     w = np.zeros((len(pats), len(pats)))
@@ -107,8 +110,6 @@ def sharing_weights(g: GlobalPlan, models=None):
 
 def sharing_components(g: GlobalPlan) -> list[tuple[int, ...]]:
     """The patterns connected by shared internal nodes, each sorted, largest first."""
-    from scipy.sparse.csgraph import connected_components
-
     pats, w = sharing_weights(g)
     _, label = connected_components(w > 0, directed=False)
     comps: dict[int, list[int]] = {}
@@ -120,9 +121,6 @@ def sharing_components(g: GlobalPlan) -> list[tuple[int, ...]]:
 def fiedler_order(piece: Sequence[int], pats: Sequence[int], w) -> list[int]:
     """The patterns of ``piece`` ordered by the Fiedler vector of their sharing graph's Laplacian
     (spectral bisection: a cut of this order separates the least shared cost)."""
-    import numpy as np
-    from scipy.sparse.csgraph import laplacian
-
     at = {p: i for i, p in enumerate(pats)}
     idx = [at[p] for p in piece]
     sub = w[np.ix_(idx, idx)]
@@ -152,8 +150,6 @@ def _sub_models(models: Mapping, group: Sequence[int]) -> dict:
 
 def group_cost(g: GlobalPlan, models: Mapping, group: Sequence[int]) -> float:
     """Planned cost (Cost_tree^multi) of the group's own MPM."""
-    from algorithms.multi.costs import cost_multi
-
     return cost_multi(sub_plan(g, group), _sub_models(models, group))
 
 
@@ -233,9 +229,6 @@ def run_group(payload: Mapping) -> dict:
     """One task: the group's MPM over the whole stream; its per-pattern counts (by the whole
     workload's pattern index), its own detection time, and with ``collect_matches`` each pattern's
     matches (as :attr:`cep.matches.Match.bindings`: each variable's stream positions)."""
-    from evaluators.multi import evaluate_workload
-    from experiments.data.streams import experiment_stream
-
     gp = build_global_plan(payload["kind"], payload["clauses"], payload["plans"], share=payload["share"],
                            shared_masks=payload["masks"])
     stream = experiment_stream(payload["stream"]).to_stream()  # the multi-pattern runtime takes event objects
@@ -265,10 +258,8 @@ class ParallelRun:
 
 
 def warm_worker(payload: Mapping) -> int:
-    """A warm-up task: import the evaluator and build the stream in this Python worker (cached)."""
-    import evaluators.multi  # noqa: F401
-    from experiments.data.streams import experiment_stream
-
+    """A warm-up task: build the stream in this Python worker (cached; the evaluator is imported with this
+    module when the task's function arrives)."""
     return len(experiment_stream(payload["stream"]))
 
 
@@ -299,19 +290,6 @@ def run_parallel(spark, payloads: Sequence[Mapping], *, repeats: int = 3) -> Par
 
 
 # ---- sessions ------------------------------------------------------------------------------------------
-def stop_spark() -> None:
-    """Stop the running SparkSession of this process, if any (a JVM holds one SparkContext)."""
-    from pyspark import SparkContext
-    from pyspark.sql import SparkSession
-
-    s = SparkSession.getActiveSession()
-    if s is not None:
-        s.stop()
-    sc = SparkContext._active_spark_context
-    if sc is not None:
-        sc.stop()
-
-
 def cores_master(k: int, master: str | None) -> tuple[str, dict]:
     """The master and properties of a session of ``k`` cores: ``local[k]``, or ``k`` one-core
     executors of a standalone master (``spark://...``)."""
@@ -337,8 +315,6 @@ def _wait_executors(spark, k: int, timeout: float) -> None:
 def cores_session(k: int, master: str | None = None, *, conf: Mapping | None = None, timeout: float = 120.0):
     """A SparkSession of ``k`` cores (:func:`cores_master`), stopped on exit; any running session
     is stopped first."""
-    from experiments.running.spark import get_spark
-
     url, props = cores_master(k, master)
     stop_spark()
     spark = get_spark(url, app_name=f"cep-plan-bench-cores{k}", conf={**(conf or {}), **props})

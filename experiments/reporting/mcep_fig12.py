@@ -228,7 +228,7 @@ def figure(df: pd.DataFrame, out_dir, name: str = "fig12") -> list:
                         legend=False)
             log_axis(ax)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    from matplotlib.lines import Line2D
+    from matplotlib.lines import Line2D  # matplotlib only when drawing (plotstyle.pyplot)
 
     handles.append(Line2D([], [], linestyle="none", marker="o", markerfacecolor="white", markeredgecolor="#333333", markersize=7))
     labels.append("open marker: a seed hit the cap (a bound; left out if its time is not stored)")

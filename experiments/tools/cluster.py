@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cep.errors import ConfigError
-from experiments.running.spark import prepare_environment
+from experiments.data.spark import prepare_environment
 
 
 def spark_home() -> Path:
-    import pyspark
+    import pyspark  # the JVM's launcher scripts are found only when a cluster starts (a second's import)
 
     return Path(pyspark.__file__).resolve().parent
 

@@ -30,9 +30,17 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
+from algorithms import plan_pattern
+from algorithms.multi import plan_workload
+from algorithms.multi.registry import method_kind
+from algorithms.registry import planner_kind
 from cep.errors import CEPError
 from cep.events import Event, EventStream
 from cep.parser import parse_pattern
+from evaluators import evaluate
+from evaluators.brute_force import brute_force_matches
+from evaluators.multi import evaluate_workload
+from experiments.data.statistics import estimate_workload_statistics
 
 TYPES = ("A", "B", "C", "D", "E")
 
@@ -97,8 +105,6 @@ def random_stream(rng: random.Random, n: int) -> EventStream:
 def check_planner(name: str, *, streams: int = 4, events: int = 24, seed: int = 0, time_limit: float = 2.0) -> Report:
     """Run the suite on ``name`` (see the module docstring): ``streams`` random streams of ``events``
     events per case."""
-    from algorithms.multi.registry import method_kind
-
     kind = method_kind(name)
     report = Report(name, "single-pattern planner" if kind == "single" else "multi-pattern optimizer")
     rng = random.Random(seed)
@@ -116,12 +122,6 @@ def check_planner(name: str, *, streams: int = 4, events: int = 24, seed: int = 
 
 
 def _check_single(name: str, text: str, stream: EventStream, *, seed: int, time_limit: float) -> None:
-    from algorithms import plan_pattern
-    from algorithms.registry import planner_kind
-    from evaluators import evaluate
-    from evaluators.brute_force import brute_force_matches
-    from experiments.data.statistics import estimate_workload_statistics
-
     pattern = parse_pattern(text)
     (stats,) = estimate_workload_statistics(stream, [pattern], seed=seed)
     r = plan_pattern(pattern, name, stats, seed=seed)  # validity: a one-line PlanError when not
@@ -136,11 +136,6 @@ def _check_single(name: str, text: str, stream: EventStream, *, seed: int, time_
 
 
 def _check_multi(name: str, texts: tuple[str, ...], stream: EventStream, *, seed: int, time_limit: float) -> None:
-    from algorithms.multi import plan_workload
-    from evaluators.brute_force import brute_force_matches
-    from evaluators.multi import evaluate_workload
-    from experiments.data.statistics import estimate_workload_statistics
-
     patterns = [parse_pattern(t) for t in texts]
     stats = estimate_workload_statistics(stream, patterns, seed=seed)
     r = plan_workload(patterns, name, stats, seed=seed, time_limit=time_limit)  # validity: a PlanError when not
