@@ -277,13 +277,18 @@ class ClauseCostModel:
         return values[inverse].reshape(masks.shape)
 
     def _direct(self, masks: np.ndarray) -> np.ndarray:
-        bits = ((masks[:, None] >> self._shifts) & 1).astype(np.float64)
-        pairs = 0.5 * ((bits @ self.pair) * bits).sum(axis=1)
-        if self.throughput == ANY:
-            out = bits @ (self._count_finite + self.log_filter) + pairs
-        else:
-            least = np.where(bits > 0, self._count_finite, np.inf).min(axis=1)
-            out = least + bits @ self.log_filter + pairs
+        """``log PM`` of ``masks`` added up in exactly the order :meth:`_build_table` adds them, so
+        that both give the same bits: per variable ``i`` of the set, ascending, ``+ step_i`` and then
+        ``+`` the sum of ``pair[i, j]`` over the set's ``j < i``, ascending (``cumsum`` is
+        sequential; a matrix product would sum in an order its BLAS kernel picks by CPU)."""
+        bits = ((masks[:, None] >> self._shifts) & 1).astype(bool)
+        step = self._count_finite + self.log_filter if self.throughput == ANY else self.log_filter
+        out = np.zeros(len(masks))
+        for i in range(self.n):
+            pair_sum = np.cumsum(np.where(bits[:, :i], self.pair[i, :i], 0.0), axis=1)[:, -1] if i else 0.0
+            out = np.where(bits[:, i], out + step[i] + pair_sum, out)
+        if self.throughput != ANY:
+            out += np.where(bits, self._count_finite, np.inf).min(axis=1)
         for mask, lsel in self.multi:
             out += np.where((masks & mask) == mask, lsel, 0.0)
         for mask, lq in self.negations:

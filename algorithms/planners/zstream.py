@@ -6,7 +6,8 @@ sequence is the declaration order), minimizing ``Cost_tree + alpha * Cost_lat_tr
 ZSTREAM-ORD "first execut[es] GREEDY on the leaves of the tree to produce a 'good' ordering, then
 appl[ies] ZSTREAM on the resulting list".  With given subtrees (the constrained question) each
 subtree is one leaf of the sequence, placed at its first variable's position (ZSTREAM) or where
-GREEDY puts it (ZSTREAM-ORD).
+GREEDY puts it (ZSTREAM-ORD).  Among trees of tied cost (:mod:`algorithms.plan_ranking`) the one of
+least canonical key.
 """
 
 from __future__ import annotations
@@ -16,13 +17,17 @@ import math
 import numpy as np
 
 from algorithms.cost_model import ClauseCostModel
+from algorithms.costs import LOG_FLOAT_MAX
+from algorithms.plan_ranking import tie_bound
 from algorithms.planners.base import TreePlanner, Unit
 from algorithms.planners.greedy import greedy_sequence
 from cep.plans import Tree
 
 
 def _interval_dp(model: ClauseCostModel, units: list[Unit]) -> Tree:
-    """The cheapest tree whose in-order leaf sequence is ``units``."""
+    """The cheapest tree whose in-order leaf sequence is ``units``; among those within the tolerance
+    of the cheapest (:mod:`algorithms.plan_ranking`), the one of least canonical key, read from the
+    root as :func:`algorithms.planners.subset_dp.bushy_dp` reads its tree."""
     m = len(units)
     masks = [u.mask for u in units]
     span = {}
@@ -36,31 +41,53 @@ def _interval_dp(model: ClauseCostModel, units: list[Unit]) -> Tree:
     holds_last = [bool(mk >> model.last & 1) for mk in masks]
     has_last = {k: any(holds_last[k[0] : k[1] + 1]) for k in keys}
     la = model.log_alpha
-    best = {(i, i): np.logaddexp(u.log_cost, la + u.log_latency) for i, u in enumerate(units)}
-    cut = {}
+    best = {(i, i): float(np.logaddexp(u.log_cost, la + u.log_latency)) for i, u in enumerate(units)}
+
+    def latency(i: int, k: int, j: int) -> float:
+        """``log(alpha * PM)`` of the sibling of the part holding ``T_n`` (-inf if neither holds it)."""
+        if la > -math.inf:
+            if has_last[i, k]:
+                return la + g[k + 1, j]
+            if has_last[k + 1, j]:
+                return la + g[i, k]
+        return -math.inf
+
+    def cut_cost(i: int, k: int, j: int) -> float:
+        return float(np.logaddexp(np.logaddexp(best[i, k], best[k + 1, j]), latency(i, k, j)))
+
     for length in range(2, m + 1):
         for i in range(m - length + 1):
             j = i + length - 1
-            top, arg = None, None
-            for k in range(i, j):
-                c = np.logaddexp(best[i, k], best[k + 1, j])
-                if la > -math.inf:
-                    if has_last[i, k]:
-                        c = np.logaddexp(c, la + g[k + 1, j])
-                    elif has_last[k + 1, j]:
-                        c = np.logaddexp(c, la + g[i, k])
-                if top is None or c < top:
-                    top, arg = c, k
-            best[i, j] = np.logaddexp(g[i, j], top)
-            cut[i, j] = arg
+            best[i, j] = float(np.logaddexp(g[i, j], min(cut_cost(i, k, j) for k in range(i, j))))
 
-    def build(i: int, j: int) -> Tree:
+    ref = best[0, m - 1]
+    shift = ref if ref > -math.inf else 0.0
+
+    def rel(x: float) -> float:
+        return math.exp(min(x - shift, LOG_FLOAT_MAX))
+
+    def lowest(mask: int) -> int:
+        return (mask & -mask).bit_length()
+
+    def build(i: int, j: int, budget: float) -> tuple[Tree, float]:
         if i == j:
-            return units[i].tree
-        k = cut[i, j]
-        return (build(i, k), build(k + 1, j))
+            return units[i].tree, rel(best[i, i])
+        cuts = list(range(i, j))
+        total = [rel(float(np.logaddexp(g[i, j], cut_cost(i, k, j)))) for k in cuts]
+        fits = [k for k, c in zip(cuts, total) if c <= budget] or [cuts[int(np.argmin(total))]]
 
-    return build(0, m - 1)
+        def first(k: int) -> tuple[int, int]:  # the part holding the lowest-declared leaf
+            return (i, k) if lowest(span[i, k]) < lowest(span[k + 1, j]) else (k + 1, j)
+
+        k = min(fits, key=lambda k: span[first(k)])
+        a = first(k)
+        b = (k + 1, j) if a == (i, k) else (i, k)
+        own = rel(g[i, j]) + rel(latency(i, k, j))
+        ta, ca = build(*a, budget - own - rel(best[b]))
+        tb, cb = build(*b, budget - own - ca)
+        return ((ta, tb) if a == (i, k) else (tb, ta)), own + ca + cb
+
+    return build(0, m - 1, tie_bound(rel(ref)))[0]
 
 
 class ZStreamPlanner(TreePlanner):
