@@ -11,9 +11,14 @@ e54752b8d2d72103, conj-6-7).
 
 from __future__ import annotations
 
+import ctypes
+import glob
 import json
 import math
+import os
 import sys
+
+import numpy as np
 
 from algorithms import plan_pattern, planner_names
 from algorithms.multi.registry import plan_workload
@@ -117,5 +122,23 @@ def _hex(x: float) -> str:
     return float(x).hex() if math.isfinite(x) else str(x)
 
 
+def dispatch() -> dict:
+    """The kernels this process runs: numpy's enabled SIMD features and OpenBLAS's core (None where
+    this numpy build does not tell)."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__ as features
+    except ImportError:  # pragma: no cover - another numpy layout
+        features = {}
+    core = None
+    for path in glob.glob(os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs", "*openblas*")):
+        for symbol in ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename", "openblas_get_corename"):
+            f = getattr(ctypes.CDLL(path), symbol, None)
+            if f is not None:
+                f.restype = ctypes.c_char_p
+                core = f().decode()
+                break
+    return {"numpy": sorted(k for k, on in features.items() if on), "blas": core}
+
+
 if __name__ == "__main__":
-    json.dump(plans(multi="--single" not in sys.argv), sys.stdout, sort_keys=True)
+    json.dump({"dispatch": dispatch(), "plans": plans(multi="--single" not in sys.argv)}, sys.stdout, sort_keys=True)
