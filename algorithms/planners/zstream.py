@@ -30,64 +30,66 @@ def _interval_dp(model: ClauseCostModel, units: list[Unit]) -> Tree:
     root as :func:`algorithms.planners.subset_dp.bushy_dp` reads its tree."""
     m = len(units)
     masks = [u.mask for u in units]
-    span = {}
+    span = np.zeros((m, m), dtype=np.int64)  # [i, j]: the variables of units i..j
     for i in range(m):
-        acc = 0
-        for j in range(i, m):
-            acc |= masks[j]
-            span[i, j] = acc
-    keys = list(span)
-    g = dict(zip(keys, model.log_node(np.array([span[k] for k in keys], dtype=np.int64)).tolist()))
-    holds_last = [bool(mk >> model.last & 1) for mk in masks]
-    has_last = {k: any(holds_last[k[0] : k[1] + 1]) for k in keys}
+        span[i, i:] = np.bitwise_or.accumulate(np.array(masks[i:], dtype=np.int64))
+    g = np.full((m, m), -math.inf)
+    upper = np.triu_indices(m)
+    g[upper] = model.log_node(span[upper])
+    held = np.array([bool(mk >> model.last & 1) for mk in masks])
     la = model.log_alpha
-    best = {(i, i): float(np.logaddexp(u.log_cost, la + u.log_latency)) for i, u in enumerate(units)}
+    best = np.full((m, m), math.inf)
+    for i, u in enumerate(units):
+        best[i, i] = np.logaddexp(u.log_cost, la + u.log_latency)
 
-    def latency(i: int, k: int, j: int) -> float:
-        """``log(alpha * PM)`` of the sibling of the part holding ``T_n`` (-inf if neither holds it)."""
+    def cut_costs(i: int, j: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per cut ``k = i..j-1``: the cost of the best trees of ``i..k`` and ``k+1..j`` joined
+        without the join node's own ``PM``, and its latency term (``alpha * PM`` of the sibling of
+        the part holding ``T_n``; -inf if neither holds it)."""
+        c = np.logaddexp(best[i, i:j], best[i + 1 : j + 1, j])
+        lat = np.full(j - i, -math.inf)
         if la > -math.inf:
-            if has_last[i, k]:
-                return la + g[k + 1, j]
-            if has_last[k + 1, j]:
-                return la + g[i, k]
-        return -math.inf
-
-    def cut_cost(i: int, k: int, j: int) -> float:
-        return float(np.logaddexp(np.logaddexp(best[i, k], best[k + 1, j]), latency(i, k, j)))
+            left_has = np.cumsum(held[i:j]) > 0
+            right_has = np.cumsum(held[i + 1 : j + 1][::-1])[::-1] > 0
+            sib = np.where(left_has, g[i + 1 : j + 1, j], g[i, i:j])
+            lat = np.where(left_has | right_has, la + sib, -math.inf)
+            c = np.logaddexp(c, lat)
+        return c, lat
 
     for length in range(2, m + 1):
         for i in range(m - length + 1):
             j = i + length - 1
-            best[i, j] = float(np.logaddexp(g[i, j], min(cut_cost(i, k, j) for k in range(i, j))))
+            best[i, j] = np.logaddexp(g[i, j], cut_costs(i, j)[0].min())
 
-    ref = best[0, m - 1]
+    ref = float(best[0, m - 1])
     shift = ref if ref > -math.inf else 0.0
 
-    def rel(x: float) -> float:
-        return math.exp(min(x - shift, LOG_FLOAT_MAX))
+    def rel(x) -> np.ndarray:
+        return np.exp(np.minimum(np.asarray(x) - shift, LOG_FLOAT_MAX))
 
     def lowest(mask: int) -> int:
         return (mask & -mask).bit_length()
 
     def build(i: int, j: int, budget: float) -> tuple[Tree, float]:
         if i == j:
-            return units[i].tree, rel(best[i, i])
-        cuts = list(range(i, j))
-        total = [rel(float(np.logaddexp(g[i, j], cut_cost(i, k, j)))) for k in cuts]
-        fits = [k for k, c in zip(cuts, total) if c <= budget] or [cuts[int(np.argmin(total))]]
+            return units[i].tree, float(rel(best[i, i]))
+        cuts = np.arange(i, j)
+        c, lat = cut_costs(i, j)
+        total = rel(np.logaddexp(g[i, j], c))
+        fits = [int(k) for k in cuts[total <= budget]] or [int(cuts[np.argmin(total)])]
 
         def first(k: int) -> tuple[int, int]:  # the part holding the lowest-declared leaf
-            return (i, k) if lowest(span[i, k]) < lowest(span[k + 1, j]) else (k + 1, j)
+            return (i, k) if lowest(int(span[i, k])) < lowest(int(span[k + 1, j])) else (k + 1, j)
 
-        k = min(fits, key=lambda k: span[first(k)])
+        k = min(fits, key=lambda k: int(span[first(k)]))
         a = first(k)
         b = (k + 1, j) if a == (i, k) else (i, k)
-        own = rel(g[i, j]) + rel(latency(i, k, j))
-        ta, ca = build(*a, budget - own - rel(best[b]))
+        own = float(rel(g[i, j]) + rel(lat[k - i]))
+        ta, ca = build(*a, budget - own - float(rel(best[b])))
         tb, cb = build(*b, budget - own - ca)
         return ((ta, tb) if a == (i, k) else (tb, ta)), own + ca + cb
 
-    return build(0, m - 1, tie_bound(rel(ref)))[0]
+    return build(0, m - 1, tie_bound(float(rel(ref))))[0]
 
 
 class ZStreamPlanner(TreePlanner):
