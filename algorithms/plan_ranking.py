@@ -31,10 +31,10 @@ position; a sequence of variable names stands for ``{v: i}``); a smaller key win
   then whether that child is on the left (left first) (:func:`tree_key`);
 * a global plan compares its owners' plans in owner order (:func:`global_plan_key`).
 
->>> cheaper(100.0, 100.0 * (1 + 1e-12)), cheaper(100.0, 100.0 * (1 + 1e-6))
+>>> cheaper(100.0, 100.0 * (1 + 1e-14)), cheaper(100.0, 100.0 * (1 + 1e-9))
 (False, True)
 >>> ab, ba = order_key(("a", "b"), "ab"), order_key(("b", "a"), "ab")
->>> better(100.0 * (1 + 1e-12), ab, 100.0, ba), better(100.0 * (1 + 1e-6), ab, 100.0, ba)
+>>> better(100.0 * (1 + 1e-14), ab, 100.0, ba), better(100.0 * (1 + 1e-9), ab, 100.0, ba)
 (True, False)
 """
 
@@ -45,8 +45,11 @@ from typing import Callable, Hashable, Iterable, Mapping, Sequence, TypeVar
 
 import numpy as np
 
-#: relative tolerance within which two plan costs tie (rounding of float64 sums is ~1e-15)
-COST_RTOL = 1e-9
+#: relative tolerance within which two plan costs tie: 10-100x the rounding that differs between
+#: CPUs (an ``exp`` kernel's 1-2 units in the last place, summed over up to a few dozen terms: about
+#: 1e-14), and small enough that plans whose modelled costs really differ, if only by 1e-10 (strict
+#: contiguity's adjacency terms), are not taken for equal
+COST_RTOL = 1e-12
 #: the same tolerance on costs held as natural logarithms
 LOG_COST_TOL = math.log1p(COST_RTOL)
 
