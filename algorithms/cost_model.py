@@ -277,13 +277,23 @@ class ClauseCostModel:
         return values[inverse].reshape(masks.shape)
 
     def _direct(self, masks: np.ndarray) -> np.ndarray:
-        bits = ((masks[:, None] >> self._shifts) & 1).astype(np.float64)
-        pairs = 0.5 * ((bits @ self.pair) * bits).sum(axis=1)
-        if self.throughput == ANY:
-            out = bits @ (self._count_finite + self.log_filter) + pairs
-        else:
-            least = np.where(bits > 0, self._count_finite, np.inf).min(axis=1)
-            out = least + bits @ self.log_filter + pairs
+        """``log PM`` of ``masks`` added up in exactly the order :meth:`_build_table` adds them, so
+        that both give the same bits: per variable ``i`` of the set, ascending, ``+ step_i`` and then
+        ``+`` the sum of ``pair[i, j]`` over the set's ``j < i``, ascending.  Both sums run in that
+        fixed order (absent terms add an exact 0), not as a matrix product, whose BLAS kernel would
+        sum in an order it picks by CPU."""
+        n = self.n
+        bits = ((masks[:, None] >> self._shifts) & 1).astype(bool)
+        step = self._count_finite + self.log_filter if self.throughput == ANY else self.log_filter
+        pair_sum = np.zeros((len(masks), n))  # [r, i]: over the set's j < i, j ascending
+        for j in range(n - 1):
+            pair_sum += bits[:, j : j + 1] * self._pair_below[j]
+        terms = np.zeros((len(masks), 2 * n))  # per variable i: step_i, then its pair sum
+        terms[:, 0::2] = np.where(bits, step, 0.0)
+        terms[:, 1::2] = np.where(bits, pair_sum, 0.0)
+        out = np.cumsum(terms, axis=1)[:, -1]
+        if self.throughput != ANY:
+            out += np.where(bits, self._count_finite, np.inf).min(axis=1)
         for mask, lsel in self.multi:
             out += np.where((masks & mask) == mask, lsel, 0.0)
         for mask, lq in self.negations:
@@ -293,6 +303,12 @@ class ClauseCostModel:
         for mask in self.zero_masks:
             out = np.where((masks & mask) == mask, -math.inf, out)
         return out
+
+    @cached_property
+    def _pair_below(self) -> np.ndarray:
+        """Row ``j``: ``pair[i, j]`` for ``i > j``, 0 otherwise (what variable ``j`` adds to the pair
+        sums of the later variables)."""
+        return np.where(self._shifts[None, :] > self._shifts[:, None], self.pair.T, 0.0)
 
     @cached_property
     def log_leaf(self) -> np.ndarray:

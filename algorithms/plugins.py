@@ -25,6 +25,10 @@ The contract is one base class per kind:
   workload's clauses, their cost models, the time limit and the seed and returns a
   :class:`cep.global_plans.GlobalPlan`.
 
+A method that compares plan costs should compare them with :mod:`algorithms.plan_ranking` (costs
+within its relative tolerance tie, a tie goes to the plan of least canonical key), as every built-in
+one does: then its plans do not depend on the CPU's rounding.
+
 Every mistake is a one-line :class:`cep.errors.PlanError` (exit status 2 on the command line): a name
 that resolves to nothing (with the close names), a module or class that does not import, a class of
 the wrong kind.

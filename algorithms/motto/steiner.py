@@ -24,6 +24,12 @@ takes its cheapest in-edge from ``{r} + X + S``.  We solve exactly that:
 * :func:`solve` -- exact within the budget, annealing beyond it (from the incumbent), as MOTTO does.
 
 A graph with a cycle is refused (:class:`cep.errors.PlanError`); it cannot come from MOTTO's rewriter.
+
+Costs are compared as :mod:`algorithms.plan_ranking` compares plans: weights and tree costs within
+its tolerance tie, a vertex's cheapest in-arc among tied ones is the one from the lowest vertex, a
+search keeps what it holds unless the new candidate is cheaper beyond the tolerance (greedy and
+annealing: or tied with a smaller key, the sorted chosen vertices), and annealing accepts a tied
+move without drawing a random number -- so the same graph gives the same tree on every CPU.
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ from graphlib import CycleError, TopologicalSorter
 from typing import Iterable, Mapping
 
 from cep.errors import PlanError
+
+from algorithms.plan_ranking import better, cheaper, rank
 
 
 @dataclass(frozen=True)
@@ -57,7 +65,7 @@ class SteinerGraph:
                 raise PlanError(f"Steiner graph: arc {u}->{v} has weight {w!r}; weights are finite and >= 0")
             ins[v].append((u, w))
         for v in ins:
-            ins[v].sort(key=lambda t: t[1])
+            ins[v] = rank(ins[v], cost=lambda t: t[1], key=lambda t: t[0])
         object.__setattr__(self, "in_arcs", ins)
         if self.root in self.terminals:
             raise PlanError("Steiner graph: the root is not a terminal")
@@ -117,7 +125,7 @@ def greedy(g: SteinerGraph) -> frozenset[int]:
             if s in chosen:
                 continue
             c, _ = g.tree(chosen | {s})
-            if c < cost - 1e-12 and (best is None or c < best[0]):
+            if cheaper(c, cost) and (best is None or better(c, s, best[0], best[1])):
                 best = (c, s)
         if best is None:
             return frozenset(chosen)
@@ -210,7 +218,7 @@ def branch_and_bound(g: SteinerGraph, *, time_budget_s: float = 300.0, max_nodes
                 if v in terms or v in included or v in undecided:
                     cv = next((w2 for u, w2 in g.in_arcs[v] if u in allowed), math.inf)
                     gain += max(0.0, cv - w)
-            return gain > own + 1e-12
+            return cheaper(own, gain)
 
         def rec(i: int, included: set[int], undecided: set[int]) -> None:
             nonlocal best_cost, best_set, explored, finished
@@ -219,11 +227,11 @@ def branch_and_bound(g: SteinerGraph, *, time_budget_s: float = 300.0, max_nodes
                 finished = False
             if not finished:
                 return
-            if bound(included, undecided) >= best_cost - 1e-12:
+            if not cheaper(bound(included, undecided), best_cost):
                 return
             if i == len(steiner):
                 c = local_cost(included)
-                if c < best_cost - 1e-12:
+                if cheaper(c, best_cost):
                     best_cost, best_set = c, frozenset(included)
                 return
             s = steiner[i]
@@ -347,9 +355,9 @@ def simulated_annealing(
         s = steiner[rng.randrange(len(steiner))]
         nxt = cur ^ {s}
         c, _ = g.tree(nxt)
-        if c <= cur_cost or (math.isfinite(c) and rng.random() < math.exp(-(c - cur_cost) / max(temp, 1e-300))):
+        if not cheaper(cur_cost, c) or (math.isfinite(c) and rng.random() < math.exp(-(c - cur_cost) / max(temp, 1e-300))):
             cur, cur_cost = nxt, c
-            if c < best_cost - 1e-12:
+            if better(c, sorted(cur), best_cost, sorted(best_set)):
                 best_cost, best_set = c, frozenset(cur)
         temp *= alpha
     cost, parent = g.tree(best_set)
@@ -379,5 +387,5 @@ def solve(
     if bb.exact:
         return bb
     sa = simulated_annealing(g, seed=seed, iterations=sa_iterations, time_budget_s=sa_time_budget_s, start=bb.chosen)
-    best = sa if sa.cost < bb.cost else bb
+    best = sa if cheaper(sa.cost, bb.cost) else bb
     return SteinerResult(best.cost, best.chosen, best.parent, "annealing", False, bb.seconds + sa.seconds, bb.explored + sa.explored)

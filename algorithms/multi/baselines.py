@@ -27,7 +27,8 @@ re-checks each owner's window and conditions at the owner's final state.
     written-order plans), so a subpattern that is a large part of cheap patterns outranks one that is
     a sliver of expensive ones;
   - winners are picked greedily (highest ratio first, the greedy approximation of a minimal substring
-    cover); each clause takes at most one shared prefix (an MPT shares prefixes only), a candidate is
+    cover; ratios that tie within :mod:`algorithms.plan_ranking`'s tolerance go to the candidate
+    that comes first in the sorted candidate list); each clause takes at most one shared prefix (an MPT shares prefixes only), a candidate is
     re-scored over the clauses still free and kept while two or more remain;
   - a clause that won a subpattern evaluates it first (in the first owner's written order, mapped
     onto each clause) and then its remaining variables in written order; others keep the written
@@ -44,6 +45,7 @@ from cep.plans import OrderPlan
 
 from algorithms.cost_model import ClauseCostModel
 from algorithms.multi.mpg import MultiPatternGraph
+from algorithms.plan_ranking import cheaper
 
 
 def _written(models: Mapping[Owner, ClauseCostModel]) -> dict[Owner, tuple[str, ...]]:
@@ -107,7 +109,7 @@ def _sh_rr_plan(clauses, models) -> GlobalPlan:
             if len(free) < 2:
                 continue
             s = score(free)
-            if s > 0 and (best is None or s > best[0]):
+            if s > 0 and (best is None or cheaper(best[0], s)):  # a tie: the earlier candidate
                 best = (s, free)
         if best is None:
             break

@@ -23,6 +23,12 @@ exactly those steps with no clock, and returns the very plan the timed search re
   is identified by the XOR of the hashes of its (owner, plan) pairs, updated per move.
 
 A *step* is one neighbour selected and its cost evaluated (Section 4.2); ``steps_per_s`` counts them.
+
+Costs are compared as :mod:`algorithms.plan_ranking` compares plans, so that a search takes the same
+path on every CPU: a neighbour whose cost ties with the current one (within ``COST_RTOL``) is no
+worse (SA accepts it without drawing a random number), TS's best neighbour is the cheapest with ties
+going to the least canonical key of the state it leads to, and the best state seen is replaced only
+by a better one (cheaper, or tied at a smaller key).
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from cep.global_plans import GlobalPlan, Owner, build_global_plan
 
 from algorithms.multi.costs import IncrementalCost
 from algorithms.multi.neighborhoods import LocalPlans, Neighborhood
+from algorithms.plan_ranking import better, cheaper, costs_tie, pick, plan_key
 
 
 @dataclass
@@ -88,6 +95,20 @@ def _snapshot(g: GlobalPlan, owners) -> dict:
     return {o: g.plans[o] for o in owners}
 
 
+def _key(g: GlobalPlan, plans: dict, owners) -> tuple:
+    """The canonical key of the state whose plans are ``plans`` over ``owners`` (the owners whose
+    plans may differ between the states compared; :func:`algorithms.plan_ranking.global_plan_key`)."""
+    return tuple((o, plan_key(plans.get(o, g.plans[o]), g.clauses[o].positive)) for o in sorted(owners))
+
+
+def _better_than_best(state: "_SearchState", owners, best: float, best_plans: dict) -> bool:
+    """Whether the current state beats the best one seen (:func:`algorithms.plan_ranking.better`;
+    the keys are computed only for a tie)."""
+    if costs_tie(state.total, best):
+        return _key(state.g, {}, owners) < _key(state.g, best_plans, owners)
+    return state.total < best
+
+
 def _simulated_annealing(state: _SearchState, hood: Neighborhood, owners, rng: random.Random, deadline: float,
                         stats: SearchStats, *, alpha: float = 0.99, initial_neighbours: int = 1000,
                         max_steps: int | None = None, t_start: float = 0.0, total_steps: int | None = None) -> dict:
@@ -107,7 +128,7 @@ def _simulated_annealing(state: _SearchState, hood: Neighborhood, owners, rng: r
         old, d = state.apply(move)
         stats.steps += 1
         c = max(c, abs(d))
-        if state.total < best - 1e-12 * max(1.0, abs(best)):
+        if _better_than_best(state, owners, best, best_plans):
             best, best_plans = state.total, _snapshot(state.g, owners)
         state.undo(old)
     stats.c0 = c if stats.c0 is None else max(stats.c0, c)
@@ -117,12 +138,13 @@ def _simulated_annealing(state: _SearchState, hood: Neighborhood, owners, rng: r
         move = hood.propose(rng, state.g)
         if move is None:  # every neighbour re-shares what is shared: nothing left to try
             break
+        before = state.total
         old, d = state.apply(move)
         stats.steps += 1
         n += 1
-        if d <= 0 or (c > 0 and rng.random() < math.exp(-d / c)):
+        if not cheaper(before, state.total) or (c > 0 and rng.random() < math.exp(-d / c)):
             stats.accepted += 1
-            if state.total < best - 1e-12 * max(1.0, abs(best)):
+            if _better_than_best(state, owners, best, best_plans):
                 best, best_plans = state.total, _snapshot(state.g, owners)
                 stats.trace.append((time.perf_counter() - t_start, best))
         else:
@@ -152,28 +174,30 @@ def _tabu_search(state: _SearchState, hood: Neighborhood, owners, rng: random.Ra
     remember(state.hash)
     n = 0
     while (max_steps is None and time.perf_counter() < deadline) or (max_steps is not None and n < max_steps):
-        choice, choice_d = None, math.inf
+        seen = []  # (cost after the move, move) of the neighbours not in the tabu list
         for _ in range(neighbours):
             move = hood.propose(rng, state.g)
             if move is None:
                 return best_plans
-            old, d = state.apply(move)
-            h = state.hash
+            old, _ = state.apply(move)
+            h, after = state.hash, state.total
             state.undo(old)
             stats.steps += 1
             n += 1
-            if h not in tabu_set and d < choice_d:
-                choice, choice_d = move, d
+            if h not in tabu_set:
+                seen.append((after, move))
             if max_steps is None and time.perf_counter() > deadline:
                 break
             if total_steps is not None and n >= total_steps:
                 break
-        if choice is None:
+        if not seen:
             continue
+        moved = sorted({o for _, m in seen for o in m})
+        _, choice = pick(seen, cost=lambda x: x[0], key=lambda x: _key(state.g, x[1], moved))
         state.apply(choice)
         stats.accepted += 1
         remember(state.hash)
-        if state.total < best - 1e-12 * max(1.0, abs(best)):
+        if _better_than_best(state, owners, best, best_plans):
             best, best_plans = state.total, _snapshot(state.g, owners)
             stats.trace.append((time.perf_counter() - t_start, best))
     return best_plans
@@ -227,7 +251,7 @@ def local_search(clauses, models, mpg, *, kind: str, heuristic: str, k: int = 2,
         state.apply(best)
     stats.elapsed_s = time.perf_counter() - t0
     cost.recompute()
-    if cost.total > initial_cost:  # floating-point drift only: keep the start
+    if better(initial_cost, _key(g, initial, initial), cost.total, _key(g, {}, initial)):  # drift only: keep the start
         for o, p in initial.items():
             if g.plans[o] != p:
                 g.replace(o, p)

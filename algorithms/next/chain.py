@@ -15,7 +15,10 @@ events; their costs differ by bursts (Table 1).  A tree is an operand index or a
 * :func:`exhaustive` enumerates every tree (Catalan many).
 
 A split is allowed only where the chain's skip predicates permit (``split_ok``, from
-:mod:`cep.next_algebra`'s "Evaluation plans"): the same constraint for all three searches.
+:mod:`cep.next_algebra`'s "Evaluation plans"): the same constraint for all three searches.  Costs
+are compared as :mod:`algorithms.plan_ranking` compares plans: within its tolerance they tie, Fig. 5
+keeps the first cut it found among tied ones, and the final choice of :func:`exact_dp` and
+:func:`exhaustive` among tied trees is the one of least canonical tree key.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from functools import lru_cache
 from typing import Callable, Sequence
 
 from algorithms.next.costs import Chars, next_chars, next_cost
+from algorithms.plan_ranking import cheaper, pick, tree_key
 
 Tree = int | tuple  # an operand index, or (left, right)
 SplitOk = Callable[[int, int, int], bool]  # (i, k, j): join i..k with k+1..j
@@ -104,7 +108,7 @@ def paper_dp(chars: Sequence[Chars], split_ok: SplitOk = _always, trace: list | 
                                 next_chars(e1.chars, e2.chars))
                 if trace is not None:
                     trace.append(("candidate", length, i, j, k, e1.tree, e2.tree, cand.cost))
-                if best is None or cand.cost < best.cost:
+                if best is None or cheaper(cand.cost, best.cost):
                     best = cand
             lst.append(best)
         if trace is not None:
@@ -130,7 +134,12 @@ def exact_dp(chars: Sequence[Chars], split_ok: SplitOk = _always) -> Solution:
                         cands.append(Solution((a.tree, b.tree), a.cost + b.cost + next_cost(a.chars, b.chars),
                                               next_chars(a.chars, b.chars)))
             front[(i, j)] = _pareto(cands)
-    return min(front[(0, n - 1)], key=lambda s: s.cost)
+    return _cheapest(front[(0, n - 1)])
+
+
+def _cheapest(solutions) -> Solution:
+    """The cheapest solution; among tied ones the tree of least canonical key."""
+    return pick(solutions, cost=lambda s: s.cost, key=lambda s: tree_key(s.tree, None))
 
 
 def _pareto(cands: list[Solution]) -> list[Solution]:
@@ -166,4 +175,4 @@ def all_trees(i: int, j: int, split_ok: SplitOk = _always) -> list[Tree]:
 
 def exhaustive(chars: Sequence[Chars], split_ok: SplitOk = _always) -> Solution:
     """The cheapest tree by enumerating them all."""
-    return min((tree_cost(t, chars) for t in all_trees(0, len(chars) - 1, split_ok)), key=lambda s: s.cost)
+    return _cheapest(tree_cost(t, chars) for t in all_trees(0, len(chars) - 1, split_ok))

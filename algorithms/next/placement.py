@@ -46,6 +46,7 @@ from cep.errors import ConfigError
 from cep.statistics import Statistics
 
 from algorithms.next.costs import estimate
+from algorithms.plan_ranking import cheaper
 
 STRATEGIES = ("round-robin", "greedy", "reuse", "rewrite+greedy", "rewrite+reuse")
 DECIDE = ("measured", "model")
@@ -241,7 +242,7 @@ class Placer:
         cpu = acc.cpu(d)
         for n in range(self.nodes):
             c = sum(acc.input_cost(i, n) for i in d.inputs) + cpu + acc.load[n]
-            if best_cost is None or c < best_cost:
+            if best_cost is None or cheaper(c, best_cost):  # a tie: the lower node
                 best, best_cost = n, c
         return best
 

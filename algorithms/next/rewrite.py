@@ -18,7 +18,6 @@ equivalence of :mod:`cep.next_algebra`: the rewritten query detects the same com
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 
@@ -30,6 +29,7 @@ import algorithms.next.chain as dp
 from algorithms.next.costs import expr_chars, query_cost
 from algorithms.next.exceptions import candidates, replace, subexpr
 from algorithms.next.union import find_optimal_union
+from algorithms.plan_ranking import cheaper
 
 DP_VARIANTS = ("exact", "paper")
 MAX_ROUNDS = 4  # passes of regrouping and exception rewrites; each kept step lowers the cost
@@ -147,7 +147,7 @@ class _State:
             cost = query_cost(self.pattern.with_expr(candidate), self.stats)
         except PatternError:
             return False  # a predicate has no place in that grouping
-        keep = cost < self.cost and not math.isclose(cost, self.cost, rel_tol=1e-12)
+        keep = cheaper(cost, self.cost)
         self.steps.append(RewriteStep(kind, algebra.format_next_expr(old), algebra.format_next_expr(new), self.cost, cost, keep))
         if keep:
             self.expr, self.cost = candidate, cost

@@ -6,12 +6,14 @@ from __future__ import annotations
 import numpy as np
 
 from algorithms.cost_model import ClauseCostModel
+from algorithms.plan_ranking import rank
 from algorithms.planners.base import OrderPlanner
 
 
 class EventFrequencyPlanner(OrderPlanner):
     """Ascending expected number of events per window (``W * r``; the power-set count for a Kleene
-    variable, JQPG Section 4), ties in declaration order.  Conditions are ignored.
+    variable, JQPG Section 4), counts that tie (:mod:`algorithms.plan_ranking`) in declaration
+    order.  Conditions are ignored.
 
     >>> from cep import parse_pattern, to_dnf, Statistics
     >>> sp = to_dnf(parse_pattern("PATTERN SEQ(A a, B b, C c) WITHIN 10 seconds"))[0]
@@ -23,4 +25,4 @@ class EventFrequencyPlanner(OrderPlanner):
 
     def _order(self, model: ClauseCostModel, prefix: list[int], rng: np.random.Generator):
         rest = [i for i in range(model.n) if i not in prefix]
-        return list(prefix) + sorted(rest, key=lambda i: (model.log_count[i], i)), None
+        return list(prefix) + rank(rest, cost=lambda i: float(model.log_count[i]), key=lambda i: i, log=True), None

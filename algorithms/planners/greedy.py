@@ -8,13 +8,15 @@ import math
 import numpy as np
 
 from algorithms.cost_model import ClauseCostModel
+from algorithms.plan_ranking import first_tie
 from algorithms.planners.base import OrderPlanner
 
 
 def greedy_sequence(model: ClauseCostModel, unit_masks: list[int], start_mask: int = 0) -> list[int]:
     """Indices of ``unit_masks`` in greedy order: at each step the unit whose addition to the bound
     set ``S`` costs least, ``PM(S u U)`` plus ``alpha * PM(U)`` once ``T_n`` is bound (the next
-    term of ``Cost_ord + alpha * Cost_lat_ord``); ties go to the earlier unit."""
+    term of ``Cost_ord + alpha * Cost_lat_ord``); among units whose terms tie with the least
+    (:mod:`algorithms.plan_ranking`) the earlier unit."""
     masks = np.array(unit_masks, dtype=np.int64)
     own = model.log_node(masks)
     left = list(range(len(unit_masks)))
@@ -25,7 +27,7 @@ def greedy_sequence(model: ClauseCostModel, unit_masks: list[int], start_mask: i
         score = model.log_node(cand | np.int64(bound))
         if model.log_alpha > -math.inf and bound >> model.last & 1:
             score = np.logaddexp(score, model.log_alpha + own[left])
-        k = int(np.argmin(score))
+        k = int(first_tie(score[None, :], log=True)[0])
         out.append(left.pop(k))
         bound |= int(masks[out[-1]])
     return out

@@ -8,8 +8,10 @@ II-GREEDY from GREEDY's.
 
 Each step evaluates the whole neighbourhood (every swap and both rotations of every triple of
 positions; positions of a given prefix stay fixed) in one vectorized call and moves to the best
-neighbour if it is strictly cheaper; the search stops at a local minimum or after ``max_steps``
-moves.  II-RANDOM repeats this from ``restarts`` random orders and keeps the cheapest result.
+neighbour if it is cheaper; the search stops at a local minimum or after ``max_steps`` moves.
+II-RANDOM repeats this from ``restarts`` random orders and keeps the cheapest result.  "Best" and
+"cheaper" are :mod:`algorithms.plan_ranking`'s: costs within its tolerance tie, a tie goes to the
+order of least canonical key, and a move must be cheaper beyond the tolerance.
 """
 
 from __future__ import annotations
@@ -21,10 +23,10 @@ from functools import lru_cache
 import numpy as np
 
 from algorithms.cost_model import ClauseCostModel
+from algorithms.plan_ranking import better, cheaper, order_key, ties
 from algorithms.planners.base import OrderPlanner
 from algorithms.planners.greedy import greedy_sequence
 
-IMPROVEMENT = 1e-12  # a move must lower the log cost by more than this (guards float ties)
 TABLE_SIZE = 20  # build the subset table for clauses up to this size; evaluate directly above
 
 
@@ -73,11 +75,16 @@ def _improve(model: ClauseCostModel, start: list[int], fixed: int, max_steps: in
             break
         cand = cur[moves]
         costs = _order_log_costs(model, cand)
-        j = int(np.argmin(costs))
-        if not costs[j] < cur_cost - IMPROVEMENT:
+        j = min(np.flatnonzero(ties(costs[None, :], log=True)[0]), key=lambda r: _key(cand[r]))
+        if not cheaper(costs[j], cur_cost, log=True):
             break
         cur, cur_cost = cand[j], float(costs[j])
     return cur.tolist(), cur_cost
+
+
+def _key(order) -> tuple[int, ...]:
+    """The canonical key of an order of variable indices (:func:`algorithms.plan_ranking.order_key`)."""
+    return order_key(list(order), range(len(order)))
 
 
 class _IterativeImprovement(OrderPlanner):
@@ -121,7 +128,7 @@ class IIRandomPlanner(_IterativeImprovement):
         for _ in range(self.restarts):
             start = list(prefix) + rng.permutation(rest).tolist()
             order, cost = _improve(model, start, len(prefix), self.max_steps)
-            if best_cost is None or cost < best_cost:
+            if best_cost is None or better(cost, _key(order), best_cost, _key(best), log=True):
                 best, best_cost = order, cost
         return best, None
 

@@ -14,6 +14,15 @@ lowest element.  Costs are added as plain floats when every value lies well insi
 range and as logarithms (``np.logaddexp``) otherwise, so overflow and underflow never change the
 answer.  A feasible plan from a heuristic gives an upper bound that prunes whole sets before their
 splits are enumerated (exact: a pruned set cannot be part of an optimal plan).
+
+Equal costs (:mod:`algorithms.plan_ranking`): the recurrences give the least cost ``OPT``; the plan
+is then read top down as the plan of least canonical key among all plans that cost at most
+``OPT * (1 + COST_RTOL)`` -- whatever rounding the CPU did to the costs.  Each step takes the
+choice of least key (left-deep: the later-declared variable last; bushy: the split whose part
+holding the lowest-declared leaf has the least leaf bitmask) among those whose cheapest completion
+fits the budget that is left, and passes the budget on (:func:`left_deep_dp`, :func:`bushy_dp`).
+Choosing the least-key candidate among the near-cheapest at each set instead would not do: a term
+common to every plan (``PM`` of the whole clause) can dwarf a difference of the set's own terms.
 """
 
 from __future__ import annotations
@@ -34,12 +43,15 @@ from algorithms.costs import (
     log_throughput_order,
     log_throughput_tree,
 )
+from algorithms.plan_ranking import COST_RTOL, tie_bound
 from algorithms.planners.base import Unit
 from cep.plans import Tree
 
 CHUNK_ELEMENTS = 1 << 16  # (set, candidate) pairs per numpy call: small enough to stay in cache
 LINEAR_LOG_LIMIT = 600.0  # largest |log-value| added as a plain float
-PRUNE_MARGIN = 1e-9  # relative slack on the upper bound (float rounding)
+# relative slack on the upper bound: far above the tie tolerance, so that no plan tied with the
+# optimum loses a set to pruning
+PRUNE_MARGIN = 1000 * COST_RTOL
 
 
 class _Arithmetic:
@@ -55,6 +67,7 @@ class _Arithmetic:
         # with a true 0)
         self.linear = top < LINEAR_LOG_LIMIT and bottom > -LINEAR_LOG_LIMIT
         self.alpha = self.value(np.float64(log_alpha))
+        self.zero = 0.0 if self.linear else -math.inf
 
     def value(self, log_x):
         return np.exp(log_x) if self.linear else log_x
@@ -64,6 +77,15 @@ class _Arithmetic:
 
     def scale_alpha(self, x):
         return self.alpha * x if self.linear else self.alpha + x
+
+    def relative(self, x, ref):
+        """``x`` as a plain float relative to ``ref`` (both in this arithmetic; ``ref`` the optimum,
+        so the plans near it come out near 1 whatever the range of the costs; a ``ref`` of 0 leaves
+        ``x`` as it is)."""
+        if self.linear:
+            return x / ref if ref > 0 else x
+        with np.errstate(over="ignore"):
+            return np.exp(x - ref) if ref > -math.inf else np.exp(x)
 
 
 def _expand(unit_masks: list[int]) -> np.ndarray:
@@ -117,7 +139,23 @@ def left_deep_dp(model: ClauseCostModel, prefix: list[int], upper_bound: list[in
 
     best = np.full(1 << m, np.inf)
     best[0] = ar.value(np.float64(base_log))
-    choice = np.zeros(1 << m, dtype=np.int8)
+
+    def candidates(s: np.ndarray, k: int):
+        """For sets ``s`` of ``k`` variables: each candidate last variable (later-declared first),
+        the set before it, the cost of the best order of ``s`` ending with it (without ``PM(s)``), and
+        the latency term it adds (None without latency)."""
+        pos = set_positions(s, m, k)[:, ::-1]
+        prev = s[:, None] - (np.int64(1) << pos)
+        cand = np.take(best, prev, mode="clip")
+        lat = None
+        if with_latency:
+            after_last = np.full(prev.shape, model.last in prefix) | (
+                ((prev >> last_bit) & 1).astype(bool) if last_bit >= 0 else False
+            )
+            lat = np.where(after_last, ar.scale_alpha(leaf[pos]), ar.zero)
+            cand = np.where(after_last, ar.add(cand, lat), cand)
+        return pos, prev, cand, lat
+
     for k, sets in subsets_by_size(m):
         if k == 0:
             continue
@@ -125,24 +163,21 @@ def left_deep_dp(model: ClauseCostModel, prefix: list[int], upper_bound: list[in
             sets = sets[g_log[sets] <= slack]
         for lo, hi in _row_chunks(len(sets), k):
             s = sets[lo:hi]
-            pos = set_positions(s, m, k)[:, ::-1]  # ties: the later-declared variable goes last
-            prev = s[:, None] - (np.int64(1) << pos)
-            cand = np.take(best, prev, mode="clip")
-            if with_latency:
-                after_last = np.full(prev.shape, model.last in prefix) | (
-                    ((prev >> last_bit) & 1).astype(bool) if last_bit >= 0 else False
-                )
-                cand = np.where(after_last, ar.add(cand, ar.scale_alpha(leaf[pos])), cand)
-            j = np.argmin(cand, axis=1)
-            r = np.arange(len(s))
-            best[s] = ar.add(g[s], cand[r, j])
-            choice[s] = pos[r, j]
+            best[s] = ar.add(g[s], candidates(s, k)[2].min(axis=1))
+
+    # the order of least key among those within the tolerance of the optimum, read from its end
+    ref = best[-1]
+    budget = tie_bound(ar.relative(ref, ref))
     order: list[int] = []
     x = (1 << m) - 1
     while x:
-        i = int(choice[x])
-        order.append(rest[i])
-        x ^= 1 << i
+        pos, prev, cand, lat = candidates(np.array([x], dtype=np.int64), x.bit_count())
+        total = ar.relative(ar.add(g[x], cand[0]), ref)
+        fits = np.flatnonzero(total <= budget)
+        j = int(fits[0]) if len(fits) else int(np.argmin(total))  # (none fits: rounding at a full budget)
+        budget -= ar.relative(g[x], ref) + (ar.relative(lat[0, j], ref) if lat is not None else 0.0)
+        order.append(rest[int(pos[0, j])])
+        x = int(prev[0, j])
     return list(prefix) + order[::-1]
 
 
@@ -162,19 +197,26 @@ def bushy_dp(model: ClauseCostModel, units: list[Unit], upper_bound: Tree | None
     masks = [u.mask for u in units]
     assert upper_bound is None or sum(masks) == (1 << model.n) - 1, "a bound is a plan of the whole clause"
     identity = m == model.n and all(mk == 1 << u for u, mk in enumerate(masks))
-    g_log = model.table() if identity else model.log_node(_expand(masks))
+    leaf_sets = None if identity else _expand(masks)  # unit set -> its variables' mask
+    g_log = model.table() if identity else model.log_node(leaf_sets)
     base_log = np.array([np.logaddexp(u.log_cost, model.log_alpha + u.log_latency) for u in units])
     ar = _Arithmetic([g_log, base_log], model.log_alpha, 2 * model.n)
     g = ar.value(g_log)
     t_bit = next((u for u, mk in enumerate(masks) if mk >> model.last & 1), None)
     with_latency = model.log_alpha > -math.inf and t_bit is not None
     t_unit = np.int64(0) if t_bit is None else np.int64(1) << t_bit
+
+    def latency(subs: np.ndarray, rest: np.ndarray) -> np.ndarray:
+        """``alpha * PM`` of the sibling of the part holding ``T_n`` (zero where neither holds it)."""
+        left_has = (subs & t_unit) != 0
+        sib = np.where(left_has, np.take(g, rest), np.take(g, subs))
+        return np.where(left_has | ((rest & t_unit) != 0), ar.scale_alpha(sib), ar.zero)
+
     slack = None
     if upper_bound is not None:
         slack = _log_slack(_tree_log_cost(model, upper_bound), [g_log[-1], *base_log])
 
     best = np.full(1 << m, np.inf)  # best[0] = inf rules out the empty split
-    split = np.zeros(1 << m, dtype=np.int64)
     for u in range(m):
         best[1 << u] = ar.value(base_log[u])
     # preallocated buffers: fresh chunk-sized arrays would page-fault on every call
@@ -202,23 +244,37 @@ def bushy_dp(model: ClauseCostModel, units: list[Unit], upper_bound: Tree | None
             right = np.take(best, rest, out=buf_right[: subs.size].reshape(shape), mode="clip")
             cand = np.add(left, right, out=left) if ar.linear else np.logaddexp(left, right, out=left)
             if with_latency:
-                left_has = (subs & t_unit) != 0
-                right_has = (rest & t_unit) != 0
-                sib = np.where(left_has, np.take(g, rest), np.take(g, subs))
-                cand = np.where(left_has | right_has, ar.add(cand, ar.scale_alpha(sib)), cand)
-            j = np.argmin(cand, axis=1)
-            r = np.arange(len(s))
-            best[s] = ar.add(g[s], cand[r, j])
-            split[s] = subs[r, j]  # copy out of the buffer before the next chunk
+                cand = ar.add(cand, latency(subs, rest))
+            best[s] = ar.add(g[s], cand.min(axis=1))
     assert best[-1] < np.inf, "the upper bound pruned every tree"
 
-    def build(x: int) -> Tree:
-        if x & (x - 1) == 0:
-            return units[x.bit_length() - 1].tree
-        left = int(split[x])
-        return (build(left), build(x ^ left))
+    # the tree of least key among those within the tolerance of the optimum, read from the root:
+    # at each node the split whose part holding the lowest unit has the least variable mask among
+    # those whose cheapest completion fits; that part gets the budget first (its key comes first)
+    ref = best[-1]
 
-    return build((1 << m) - 1)
+    def build(x: int, budget: float) -> tuple[Tree, float]:
+        """The least-key tree over the unit set ``x`` costing at most ``budget`` (relative to
+        ``ref``), and its relative cost."""
+        if x & (x - 1) == 0:
+            return units[x.bit_length() - 1].tree, float(ar.relative(best[x], ref))
+        subs = np.zeros(1, dtype=np.int64) | (x & -x)  # the parts holding x's lowest unit, ascending
+        for p in range(((x & -x).bit_length()), m):
+            if x >> p & 1:
+                subs = np.concatenate((subs, subs + (np.int64(1) << p)))
+        subs = subs[:-1]
+        rest = x ^ subs
+        lat = latency(subs, rest) if with_latency else np.full(len(subs), ar.zero)
+        total = ar.relative(ar.add(g[x], ar.add(ar.add(best[subs], best[rest]), lat)), ref)
+        fits = total <= budget
+        key = subs if identity else leaf_sets[subs]
+        j = int(np.argmin(np.where(fits, key, np.iinfo(np.int64).max))) if fits.any() else int(np.argmin(total))
+        own = ar.relative(g[x], ref) + ar.relative(lat[j], ref)
+        left, left_cost = build(int(subs[j]), budget - own - ar.relative(best[rest[j]], ref))
+        right, right_cost = build(int(rest[j]), budget - own - left_cost)
+        return (left, right), own + left_cost + right_cost
+
+    return build((1 << m) - 1, tie_bound(ar.relative(ref, ref)))[0]
 
 
 def _order_log_cost(model: ClauseCostModel, order: list[int]) -> float:

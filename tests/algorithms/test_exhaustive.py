@@ -13,6 +13,7 @@ from hypothesis import given, settings, strategies as st
 from algorithms import get_planner
 from algorithms.cost_model import ClauseCostModel
 from algorithms.costs import clause_cost
+from algorithms.plan_ranking import costs_tie, pick, plan_key
 from algorithms_strategies import all_bushy_trees, all_sequence_trees, clause_and_stats
 from cep.plans import OrderPlan, TreePlan, left_deep_tree
 
@@ -35,14 +36,22 @@ def same(a: float, b: float) -> bool:
     return a == b or math.isclose(a, b, rel_tol=REL, abs_tol=1e-9)
 
 
+def assert_canonical_best(model, plan, candidates) -> None:
+    """``plan`` costs what the cheapest candidate costs (within the ranking tolerance) and is the
+    candidate of least canonical key among those of that cost (:mod:`algorithms.plan_ranking`)."""
+    costs = {p: log_cost(model, p) for p in candidates}
+    best = pick(costs, cost=costs.get, key=lambda p: plan_key(p, model.variables), log=True)
+    assert costs_tie(log_cost(model, plan), costs[best], log=True), (plan, best)
+    assert plan == best, (plan, best, sorted((c, str(p)) for p, c in costs.items())[:6])
+
+
 @settings(max_examples=200, deadline=None)
 @given(clause_and_stats(max_n=7), alphas, st.booleans(), st.booleans())
 def test_dp_ld_equals_exhaustive_search_over_all_orders(case, alpha, seq_sel, prune):
     sp, stats = case
     model = ClauseCostModel(sp, stats, alpha=alpha, seq_selectivity=seq_sel)
-    dp = log_cost(model, get_planner("DP-LD", prune=prune).plan_model(model).plan)
-    best = min(log_cost(model, OrderPlan(o)) for o in itertools.permutations(sp.positive))
-    assert same(dp, best)
+    plan = get_planner("DP-LD", prune=prune).plan_model(model).plan
+    assert_canonical_best(model, plan, [OrderPlan(o) for o in itertools.permutations(sp.positive)])
 
 
 @settings(max_examples=200, deadline=None)
@@ -50,9 +59,8 @@ def test_dp_ld_equals_exhaustive_search_over_all_orders(case, alpha, seq_sel, pr
 def test_dp_b_equals_exhaustive_search_over_all_bushy_trees(case, alpha, seq_sel, prune):
     sp, stats = case
     model = ClauseCostModel(sp, stats, alpha=alpha, seq_selectivity=seq_sel)
-    dp = log_cost(model, get_planner("DP-B", prune=prune).plan_model(model).plan)
-    best = min(log_cost(model, TreePlan(t)) for t in all_bushy_trees(sp.positive))
-    assert same(dp, best)
+    plan = get_planner("DP-B", prune=prune).plan_model(model).plan
+    assert_canonical_best(model, plan, [TreePlan(t) for t in all_bushy_trees(sp.positive)])
 
 
 @settings(max_examples=80, deadline=None)
@@ -60,9 +68,8 @@ def test_dp_b_equals_exhaustive_search_over_all_bushy_trees(case, alpha, seq_sel
 def test_zstream_equals_exhaustive_search_over_trees_on_the_declared_leaf_order(case, alpha):
     sp, stats = case
     model = ClauseCostModel(sp, stats, alpha=alpha)
-    z = log_cost(model, get_planner("ZSTREAM").plan_model(model).plan)
-    best = min(log_cost(model, TreePlan(t)) for t in all_sequence_trees(sp.positive))
-    assert same(z, best)
+    plan = get_planner("ZSTREAM").plan_model(model).plan
+    assert_canonical_best(model, plan, [TreePlan(t) for t in all_sequence_trees(sp.positive)])
 
 
 def swaps_and_cycles(order: tuple[str, ...]):
@@ -141,7 +148,7 @@ def test_dp_b_is_never_costlier_than_dp_ld_and_zstream_never_cheaper_than_dp_b(c
 
 @settings(max_examples=80, deadline=None)
 @given(clause_and_stats(max_n=8), st.booleans())
-def test_direct_subset_costs_equal_the_subset_table(case, seq_sel):
+def test_direct_subset_costs_are_bit_identical_to_the_subset_table(case, seq_sel):
     sp, stats = case
     direct = ClauseCostModel(sp, stats, seq_selectivity=seq_sel)
     masks = np.arange(1, 1 << direct.n, dtype=np.int64)
@@ -149,7 +156,6 @@ def test_direct_subset_costs_equal_the_subset_table(case, seq_sel):
         values = direct.log_node(masks)
         assert not direct.has_table
     table = ClauseCostModel(sp, stats, seq_selectivity=seq_sel).table()[masks]
-    if direct.order_kind != "poset":
-        assert np.allclose(values, table, rtol=1e-12, atol=1e-9, equal_nan=False)
-        assert np.array_equal(np.isneginf(values), np.isneginf(table))
+    if direct.order_kind != "poset":  # the same additions in the same order: the same bits
+        assert np.array_equal(values, table)
     assert not np.isnan(table).any() and not np.isposinf(table).any()

@@ -167,7 +167,9 @@ def test_a_drastic_drift_is_detected_and_the_switch_it_pays_for_keeps_every_matc
     base = McepCell.stream(ADAPTIVE_CELL, spec)
     pats = ADAPTIVE_CELL.workload(spec, base)
     pool = spec["stream"]["pool"]
-    stream = reshuffle_types(base, len(base) // 2, len(pool), pool, seed=3)
+    # reshuffle seed 4: a permutation under which the static plan (its equal-cost ties broken
+    # canonically, algorithms.plan_ranking) becomes far costlier; under seed 3 it happens not to
+    stream = reshuffle_types(base, len(base) // 2, len(pool), pool, seed=4)
     kw = {"drift_window": 300, "check_every": 100, "drift_alpha": 0.001, "window_s": 600.0, "seed": 3,
           "budget": {"time_limit": 60.0, "max_steps": 300}}
     adaptive = adaptive_plan(stream, pats, adaptive=True, **kw)
