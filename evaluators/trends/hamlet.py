@@ -225,8 +225,8 @@ class HamletExecutor:
         one[0] = one[1] = 1
         return (np.full(P, K.NO_PANE, np.int64), np.zeros(P, np.int64), np.zeros(P, np.int64), np.full(P, -1, np.int64),
                 np.zeros(P, np.int64), np.zeros(max(nr, 1), np.int64), np.full(max(n_edges, 1), -1, np.int64),
-                np.zeros(K.N_STATS, np.int64), np.zeros(max(nr, 1), np.int64), np.zeros(max(nr, 1), np.int64),
-                np.zeros(1, np.int64), np.zeros(len(self.compiled), np.bool_), np.zeros(self.tables.NT, np.int64), cycles, one)
+                np.zeros(K.N_STATS, np.int64), np.zeros(max(nr, 1), np.int64), np.zeros(len(self.compiled), np.bool_),
+                np.zeros(self.tables.NT, np.int64), cycles, one)
 
     def _decide(self, tabs: StreamTables, B, nb: int):
         """The policy's decision on each scanned burst: the chosen candidates (local indices, only when two

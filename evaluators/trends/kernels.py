@@ -50,6 +50,7 @@ K_COUNT, K_POS, K_NEG, K_MIN, K_MAX = 0, 1, 2, 3, 4
 A_SUM, A_MIN, A_MAX = 1, 3, 4
 _T2 = types.UniTuple(types.int64, 2)
 _T3 = types.UniTuple(types.int64, 3)
+_T4 = types.UniTuple(types.int64, 4)
 _T5 = types.UniTuple(types.int64, 5)
 _T7 = types.UniTuple(types.int64, 7)
 
@@ -314,13 +315,20 @@ def eval_add(D, acc, coef, x, q, si, cl, Q, TP):
 # TP (templates):  part_tpl, part_id, part_eoff, part_roff, bt_ptr, bt_q, si_of, si_ptr, si_cand, si_CR, si_ckind,
 #                  si_nkeys, si_key_kind, si_key_attr, si_key_row, si_reads, NT, EMAX, P, tpl_qptr, tpl_q
 # ST (rows):       r_ev, r_ts, r_pane, r_type, hit, neg_ptr, neg_q, neg_after, r_vrow, r_vsign, r_vrank, V
-# A  (arrays):     part_pane, part_n, part_since, run_type, run_len, run_buf, eidx, stats, tmp_rows, tmp_rows2, single,
-#                  in_shared, seen, group_cycles, one
+# A  (arrays):     part_pane, part_n, part_since, run_type, run_len, run_buf, eidx, stats, qrows, in_shared, seen,
+#                  group_cycles, one
 # M  (the kernel's state: A's arrays and what the kernel makes):
 #                  0 part_pane, 1 part_n, 2 part_since, 3 run_type, 4 run_len, 5 run_buf, 6 eidx, 7 stats, 8 main pool,
-#                  9 scratch pool, 10 trace pool, 11 results, 12 defer, 13 kills, 14 trace headers, 15 tmp_rows,
-#                  16 tmp_rows2, 17 single, 18 in_shared, 19 seen, 20 group_cycles, 21 one
+#                  9 scratch pool, 10 trace pool, 11 results, 12 defer, 13 kills, 14 trace headers, 15 qrows,
+#                  16 bursts queued (type, first, count), 17 graphlets queued (query, element, first, count),
+#                  18 in_shared, 19 seen, 20 group_cycles, 21 one
 # B  (bursts):     b_part, b_type, b_ptr, b_rows, b_n, b_g, b_group, ch_ptr, ch_c, b_psnap
+#
+# A timestamp's events of one partition are taken in two steps, each a call of :func:`_process`, the one place that
+# computes: first, when they end the partition's buffered burst, that burst; then, unless they extend the buffer, the
+# events themselves (each of a shareable type in a burst of its own type, the others in graphlets of one event).  The
+# work of a step is queued (bursts, then per-query graphlets) and computed against the state before the step, then
+# committed; each large function thus has one caller (numba inlines callees, and compiles a caller once per call site).
 SCAN, EXEC = 0, 1
 NO_PANE = np.iinfo(np.int64).min
 
@@ -334,20 +342,25 @@ def _meter(M, transient):
 
 
 @njit(cache=True)
-def _edge(M, Q, TP, p, q, e, create):
+def _edge(M, Q, TP, p, q, e):
     """The first row (main pool) of query ``q``'s running-sum vector on edge ``e`` in partition ``p`` (one
-    state per pane slot); -1 if it does not exist and ``create`` is false."""
-    eidx = M[6]
+    state per pane slot), -1 if it does not exist."""
+    return M[6][TP[2][p] + Q[12][q] * TP[17] + e]
+
+
+@njit(cache=True)
+def _edge_made(M, Q, TP, p, q, e):
+    """:func:`_edge`, created (empty) if it does not exist; the state meter counts its words."""
     k = TP[2][p] + Q[12][q] * TP[17] + e
-    v = eidx[k]
-    if v < 0 and create:
+    v = M[6][k]
+    if v < 0:
         L, R = Q[0][q], Q[4][q]
         main = M[8]
         v = pool_alloc(main, L * R)
         Mn = main.rows
         for sl in range(L):
             st_zero(Mn, v + sl * R, Q[5][q], R)
-        eidx[k] = v
+        M[6][k] = v
         M[7][S_WORDS] += Q[11][q]
     return v
 
@@ -364,7 +377,7 @@ def _incoming(M, Q, TP, p, q, i, cur, Sc, out):
         e = Q[13][q, i] if which == 0 else (Q[14][q, i] if Q[3][q, i] else -1)
         if e < 0:
             continue
-        v = _edge(M, Q, TP, p, q, e, False)
+        v = _edge(M, Q, TP, p, q, e)
         if v < 0:
             continue
         for sl in range(L):
@@ -374,10 +387,12 @@ def _incoming(M, Q, TP, p, q, i, cur, Sc, out):
 
 
 @njit(cache=True)
-def _nonshared(M, Q, TP, ST, p, q, i, rows, nrows, cur):
-    """One query's own graphlet over ``rows`` (all of element ``i``; Equations 1-3 with running sums,
-    events of one timestamp never each other's predecessors); its summed states go to the commits."""
-    r_ts = ST[1]
+def _nonshared(M, Q, TP, ST, p, q, i, first, count, cur):
+    """One query's own graphlet over the queued rows ``first .. first + count`` it matches (all of element
+    ``i``; Equations 1-3 with running sums, events of one timestamp never each other's predecessors); its
+    summed states go to the commits."""
+    r_ts, hit = ST[1], ST[4]
+    qrows = M[15]
     L, R, kinds = Q[0][q], Q[4][q], Q[5][q]
     scr = M[9]
     base = pool_alloc(scr, 4 * L * R + R)
@@ -391,17 +406,19 @@ def _nonshared(M, Q, TP, ST, p, q, i, rows, nrows, cur):
         st_zero(Sc, total + sl * R, kinds, R)
     st_zero(Sc, tmp, kinds, R)
     kle = Q[3][q, i]
-    first = True
+    fresh = True
     last = 0.0
-    for idx in range(nrows):
-        r = rows[idx]
-        if kle and (first or r_ts[r] != last):
-            if not first:
+    for idx in range(first, first + count):
+        r = qrows[idx]
+        if not hit[r, q]:
+            continue
+        if kle and (fresh or r_ts[r] != last):
+            if not fresh:
                 for sl in range(L):
                     st_add(Sc, run + sl * R, Sc, pend + sl * R, kinds, R)
                     st_zero(Sc, pend + sl * R, kinds, R)
             last = r_ts[r]
-            first = False
+            fresh = False
         for sl in range(L):
             st_copy(Sc, tmp, Sc, base + sl * R, kinds, R)
             st_add(Sc, tmp, Sc, run + sl * R, kinds, R)
@@ -432,44 +449,39 @@ def _result(M, Q, TP, q, p, sp, ep, src):
 
 
 @njit(cache=True)
-def _commit(M, Q, TP, p, q, i, total, cur):
-    """Add an element's new events (their summed states) to its successor edges and to the results."""
-    Sc = M[9].rows
-    L, R, kinds, nel = Q[0][q], Q[4][q], Q[5][q], Q[2][q]
-    for which in range(2):
-        if which == 0:
-            e = Q[14][q, i] if Q[3][q, i] else -1
-        else:
-            e = Q[13][q, i + 1] if i + 1 < nel else -1
-        if e < 0:
-            continue
-        v = _edge(M, Q, TP, p, q, e, True)
-        Mn = M[8].rows
-        for sl in range(L):
-            if Sc[total + sl * R, 0] != 0:
-                st_add(Mn, v + sl * R, Sc, total + sl * R, kinds, R)
-    if i == nel - 1:
-        for sl in range(L):
-            if Sc[total + sl * R, 0] != 0:
-                _result(M, Q, TP, q, p, cur - ((cur - sl) % L), cur, total + sl * R)
-
-
-@njit(cache=True)
 def _apply(M, Q, TP, p, cur):
-    """Commit what a group or a burst computed: the negations first (each empties the edge into the
-    element after its gap), then each element's summed states; the scratch pool is emptied."""
+    """Commit what a step computed: the negations first (each empties the edge into the element after its
+    gap), then each element's summed states; the scratch pool is emptied."""
     defer, kills = M[12], M[13]
     for j in range(len(kills)):
         q, after = kills[j]
-        v = _edge(M, Q, TP, p, q, Q[13][q, after + 1], False)
+        v = _edge(M, Q, TP, p, q, Q[13][q, after + 1])
         if v >= 0:
             R = Q[4][q]
             Mn = M[8].rows
             for sl in range(Q[0][q]):
                 st_zero(Mn, v + sl * R, Q[5][q], R)
+    # each element's new events (their summed states) to its successor edges and to the results
+    Sc = M[9].rows
     for j in range(len(defer)):
         q, i, total = defer[j]
-        _commit(M, Q, TP, p, q, i, total, cur)
+        L, R, kinds, nel = Q[0][q], Q[4][q], Q[5][q], Q[2][q]
+        for which in range(2):
+            if which == 0:
+                e = Q[14][q, i] if Q[3][q, i] else -1
+            else:
+                e = Q[13][q, i + 1] if i + 1 < nel else -1
+            if e < 0:
+                continue
+            v = _edge_made(M, Q, TP, p, q, e)
+            Mn = M[8].rows
+            for sl in range(L):
+                if Sc[total + sl * R, 0] != 0:
+                    st_add(Mn, v + sl * R, Sc, total + sl * R, kinds, R)
+        if i == nel - 1:
+            for sl in range(L):
+                if Sc[total + sl * R, 0] != 0:
+                    _result(M, Q, TP, q, p, cur - ((cur - sl) % L), cur, total + sl * R)
     kills.clear()
     defer.clear()
     M[9].top = 0
@@ -485,13 +497,13 @@ def _trace_rows(M, S, base, n, kinds):
 
 
 @njit(cache=True)
-def _share(M, Q, TP, ST, B, p, si, bi, rows, nrows, cur, t):
-    """One graphlet shared by the chosen candidates (Algorithm 1 lines 7-20, Definitions 3.9 and 3.11; the
-    "Shared graphlets" of :mod:`evaluators.trends.hamlet`): snapshot x is each query's incoming state (Equation 5); each
-    event's coefficients are propagated once for all of them while it matches all of them, an event
-    matched by only some creates an event-level snapshot; each query's total is evaluated from the
-    summed coefficients at the end."""
-    stats, scr = M[7], M[9]
+def _share(M, Q, TP, ST, B, p, si, bi, first, nrows, cur, t):
+    """One graphlet shared by the chosen candidates over the queued rows ``first .. first + nrows`` (Algorithm 1
+    lines 7-20, Definitions 3.9 and 3.11; the "Shared graphlets" of :mod:`evaluators.trends.hamlet`): snapshot x
+    is each query's incoming state (Equation 5); each event's coefficients are propagated once for all of them
+    while it matches all of them, an event matched by only some creates an event-level snapshot; each query's
+    total is evaluated from the summed coefficients at the end."""
+    stats, scr, qrows = M[7], M[9], M[15]
     hit, r_ts, r_vrow, r_vsign, r_vrank, V, r_ev = ST[4], ST[1], ST[8], ST[9], ST[10], ST[11], ST[0]
     ch_ptr, ch_c, b_psnap = B[7], B[8], B[9]
     si_ptr, si_cand, si_CR, si_ckind, si_nkeys = TP[7], TP[8], TP[9], TP[10], TP[11]
@@ -532,24 +544,24 @@ def _share(M, Q, TP, ST, B, p, si, bi, rows, nrows, cur, t):
     st_zero(Sc, sb[0], ck, CR)
     st_zero(Sc, pb[0], ck, CR)
     nsnap = 1
-    first = True
+    fresh = True
     last = 0.0
-    for idx in range(nrows):
-        r = rows[idx]
+    for idx in range(first, first + nrows):
+        r = qrows[idx]
         nm = 0
         for kk in range(k):
             if hit[r, qs[kk]]:
                 nm += 1
         if nm == 0:
             continue
-        if first or r_ts[r] != last:
-            if not first:
+        if fresh or r_ts[r] != last:
+            if not fresh:
                 for s in range(nsnap):
                     if Sc[pb[s], 0] != 0:
                         st_add(Sc, sb[s], Sc, pb[s], ck, CR)
                         st_zero(Sc, pb[s], ck, CR)
             last = r_ts[r]
-            first = False
+            fresh = False
         if nm == k:  # the same predecessors for every sharing query: Equation 2 once for all
             for s in range(nsnap):
                 if s > 0 and Sc[sb[s], 0] == 0:
@@ -645,153 +657,140 @@ def _share(M, Q, TP, ST, B, p, si, bi, rows, nrows, cur, t):
 
 
 @njit(cache=True)
-def _burst(mode, M, Q, TP, ST, B, NW, p, t, rows, nrows, cur):
-    """A complete burst (Definition 4.1).  Scan: record it for the sharing policy.  Execute: the
-    policy's choice shares one graphlet; the other queries get graphlets of their own; the negations
-    its events satisfy are noted."""
-    stats = M[7]
+def _process(mode, M, Q, TP, ST, B, NW, p, cur):
+    """Compute a step's queued bursts and graphlets, then commit them (execute only).
+
+    A burst (Definition 4.1): scan, record it for the sharing policy; execute, the policy's choice shares one
+    graphlet, the other queries get graphlets of their own (queued), the negations its events satisfy are
+    noted."""
+    bq, gq = M[16], M[17]
+    stats, qrows = M[7], M[15]
     part_n, part_since = M[1], M[2]
     tpl = TP[0][p]
-    si = TP[6][tpl, t]
-    bi = stats[S_BURSTS]
-    stats[S_BURSTS] += 1
-    stats[S_DECISIONS] += 1
-    if mode == SCAN:
-        b_ptr, b_rows = B[2], B[3]
-        B[0][bi] = p
-        B[1][bi] = t
-        B[4][bi] = part_n[p] + nrows
-        B[5][bi] = part_since[p]
-        B[6][bi] = stats[S_GROUP]
-        o = b_ptr[bi]
-        for j in range(nrows):
-            b_rows[o + j] = rows[j]
-        b_ptr[bi + 1] = o + nrows
-        part_n[p] += nrows
-        part_since[p] = 0
-        return
-    _meter(M, 2 * nrows + NW)
-    part_n[p] += nrows
-    part_since[p] = 0
-    hit, neg_ptr, neg_q, neg_after = ST[4], ST[5], ST[6], ST[7]
+    neg_ptr, neg_q, neg_after, hit = ST[5], ST[6], ST[7], ST[4]
     ch_ptr, ch_c = B[7], B[8]
     si_ptr, si_cand = TP[7], TP[8]
-    in_shared, tmp2 = M[18], M[16]
-    lo, hi = ch_ptr[bi], ch_ptr[bi + 1]
-    for j in range(lo, hi):
-        in_shared[si_cand[si_ptr[si] + ch_c[j]]] = True
+    in_shared = M[18]
     bt_ptr, bt_q = TP[4], TP[5]
     NT = TP[16]
-    for j in range(bt_ptr[tpl * NT + t], bt_ptr[tpl * NT + t + 1]):
-        q = bt_q[j]
-        i = Q[15][q, t]
-        if i >= 0 and not in_shared[q]:
-            m = 0
-            for idx in range(nrows):
-                if hit[rows[idx], q]:
-                    tmp2[m] = rows[idx]
-                    m += 1
-            if m:
-                _nonshared(M, Q, TP, ST, p, q, i, tmp2, m, cur)
-                stats[S_GRAPHLETS] += 1
-    for idx in range(nrows):
-        r = rows[idx]
-        for j in range(neg_ptr[r], neg_ptr[r + 1]):
-            M[13].append((neg_q[j], neg_after[j]))
-    if hi - lo >= 2:
-        _share(M, Q, TP, ST, B, p, si, bi, rows, nrows, cur, t)
-    for j in range(lo, hi):
-        in_shared[si_cand[si_ptr[si] + ch_c[j]]] = False
-
-
-@njit(cache=True)
-def _flush(mode, M, Q, TP, ST, B, NW, p):
-    """The partition's buffered burst is complete: compute and commit it."""
-    run_type, run_len, run_buf = M[3], M[4], M[5]
-    n = run_len[p]
-    t = run_type[p]
-    run_len[p] = 0
-    run_type[p] = -1
-    o = TP[3][p]
-    cur = M[0][p]
-    _burst(mode, M, Q, TP, ST, B, NW, p, t, run_buf[o:o + n], n, cur)
+    for jb in range(len(bq)):
+        t, first, nrows = bq[jb]
+        si = TP[6][tpl, t]
+        bi = stats[S_BURSTS]
+        stats[S_BURSTS] += 1
+        stats[S_DECISIONS] += 1
+        if mode == SCAN:
+            b_ptr, b_rows = B[2], B[3]
+            B[0][bi] = p
+            B[1][bi] = t
+            B[4][bi] = part_n[p] + nrows
+            B[5][bi] = part_since[p]
+            B[6][bi] = stats[S_GROUP]
+            o = b_ptr[bi]
+            for j in range(nrows):
+                b_rows[o + j] = qrows[first + j]
+            b_ptr[bi + 1] = o + nrows
+            part_n[p] += nrows
+            part_since[p] = 0
+            continue
+        _meter(M, 2 * nrows + NW)
+        part_n[p] += nrows
+        part_since[p] = 0
+        lo, hi = ch_ptr[bi], ch_ptr[bi + 1]
+        for j in range(lo, hi):
+            in_shared[si_cand[si_ptr[si] + ch_c[j]]] = True
+        for j in range(bt_ptr[tpl * NT + t], bt_ptr[tpl * NT + t + 1]):
+            q = bt_q[j]
+            i = Q[15][q, t]
+            if i >= 0 and not in_shared[q]:
+                for idx in range(first, first + nrows):
+                    if hit[qrows[idx], q]:
+                        M[17].append((q, i, first, nrows))
+                        break
+        for idx in range(first, first + nrows):
+            r = qrows[idx]
+            for j in range(neg_ptr[r], neg_ptr[r + 1]):
+                M[13].append((neg_q[j], neg_after[j]))
+        if hi - lo >= 2:
+            _share(M, Q, TP, ST, B, p, si, bi, first, nrows, cur, t)
+        for j in range(lo, hi):
+            in_shared[si_cand[si_ptr[si] + ch_c[j]]] = False
+    bq.clear()
     if mode == EXEC:
+        for j in range(len(gq)):
+            q, i, first, n = gq[j]
+            _nonshared(M, Q, TP, ST, p, q, i, first, n, cur)
+            stats[S_GRAPHLETS] += 1
         _apply(M, Q, TP, p, cur)
+    gq.clear()
 
 
 @njit(cache=True)
-def _advance(mode, M, Q, TP, ST, B, NW, p, cur):
-    """Partition ``p`` enters pane ``cur``: its burst is complete, and the slots of the panes no
-    window holding ``cur`` starts in are emptied."""
-    if M[4][p] > 0:
-        _flush(mode, M, Q, TP, ST, B, NW, p)
-    part_pane = M[0]
-    old = part_pane[p]
-    if mode == EXEC and old != NO_PANE:
-        tpl = TP[0][p]
-        Mn = M[8].rows
-        EMAX = TP[17]
-        eoff = TP[2][p]
-        eidx = M[6]
-        tpl_qptr, tpl_q = TP[19], TP[20]
-        for j in range(tpl_qptr[tpl], tpl_qptr[tpl + 1]):
-            q = tpl_q[j]
-            L, R, kinds = Q[0][q], Q[4][q], Q[5][q]
-            for e in range(EMAX):
-                v = eidx[eoff + Q[12][q] * EMAX + e]
-                if v < 0:
-                    continue
-                if cur - old >= L:
-                    for sl in range(L):
-                        st_zero(Mn, v + sl * R, kinds, R)
-                else:
-                    for sp in range(old - L + 1, cur - L + 1):
-                        st_zero(Mn, v + (sp % L) * R, kinds, R)
-    part_pane[p] = cur
-    M[1][p] = 0
+def _expire(M, Q, TP, p, old, cur):
+    """Partition ``p`` enters pane ``cur`` from ``old``: the slots of the panes no window holding ``cur``
+    starts in are emptied."""
+    tpl = TP[0][p]
+    Mn = M[8].rows
+    EMAX = TP[17]
+    eoff = TP[2][p]
+    eidx = M[6]
+    tpl_qptr, tpl_q = TP[19], TP[20]
+    for j in range(tpl_qptr[tpl], tpl_qptr[tpl + 1]):
+        q = tpl_q[j]
+        L, R, kinds = Q[0][q], Q[4][q], Q[5][q]
+        for e in range(EMAX):
+            v = eidx[eoff + Q[12][q] * EMAX + e]
+            if v < 0:
+                continue
+            if cur - old >= L:
+                for sl in range(L):
+                    st_zero(Mn, v + sl * R, kinds, R)
+            else:
+                for sp in range(old - L + 1, cur - L + 1):
+                    st_zero(Mn, v + (sp % L) * R, kinds, R)
 
 
 @njit(cache=True)
-def _generic(mode, M, Q, TP, ST, B, NW, p, lo, hi, cur):
-    """A partition's events of one timestamp that are not one burst: each is computed against the
-    state before the timestamp, then all are committed; the events of a shareable type form a burst
-    of their own."""
-    stats = M[7]
+def _queue_events(M, Q, TP, ST, p, lo, hi):
+    """Queue a timestamp's events of partition ``p`` that are not one burst: per shareable type a burst
+    of its events (in order of the types' first events), every other event a graphlet of one event per
+    query it matches; the negations they satisfy are noted."""
     r_type, hit, neg_ptr, neg_q, neg_after = ST[3], ST[4], ST[5], ST[6], ST[7]
     tpl = TP[0][p]
     si_of = TP[6]
     NT = TP[16]
     bt_ptr, bt_q = TP[4], TP[5]
-    single, tmp, seen = M[17], M[15], M[19]
-    if mode == EXEC:
-        for r in range(lo, hi):
-            t = r_type[r]
-            if si_of[tpl, t] >= 0:
-                continue
-            for j in range(bt_ptr[tpl * NT + t], bt_ptr[tpl * NT + t + 1]):
-                q = bt_q[j]
-                i = Q[15][q, t]
-                if i >= 0 and hit[r, q]:
-                    single[0] = r
-                    _nonshared(M, Q, TP, ST, p, q, i, single, 1, cur)
-                    stats[S_GRAPHLETS] += 1
-            for j in range(neg_ptr[r], neg_ptr[r + 1]):
-                M[13].append((neg_q[j], neg_after[j]))
+    qrows, seen = M[15], M[19]
+    n = 0
+    for r in range(lo, hi):
+        t = r_type[r]
+        if si_of[tpl, t] >= 0:
+            continue
+        qrows[n] = r
+        queued = False
+        for j in range(bt_ptr[tpl * NT + t], bt_ptr[tpl * NT + t + 1]):
+            q = bt_q[j]
+            i = Q[15][q, t]
+            if i >= 0 and hit[r, q]:
+                M[17].append((q, i, n, 1))
+                queued = True
+        if queued:
+            n += 1
+        for j in range(neg_ptr[r], neg_ptr[r + 1]):
+            M[13].append((neg_q[j], neg_after[j]))
     for r in range(lo, hi):
         t = r_type[r]
         if si_of[tpl, t] < 0 or seen[t]:
             continue
         seen[t] = 1
-        m = 0
+        first = n
         for r2 in range(r, hi):
             if r_type[r2] == t:
-                tmp[m] = r2
-                m += 1
-        _burst(mode, M, Q, TP, ST, B, NW, p, t, tmp, m, cur)
+                qrows[n] = r2
+                n += 1
+        M[16].append((t, first, n - first))
     for r in range(lo, hi):
         seen[r_type[r]] = 0
-    if mode == EXEC:
-        _apply(M, Q, TP, p, cur)
 
 
 @njit(cache=True)
@@ -810,10 +809,86 @@ def hamlet_kernel(mode, Q, TP, ST, A, B, SEG, NW, width1, tracing):
     defer = List.empty_list(_T3)
     kills = List.empty_list(_T2)
     trace = List.empty_list(_T7)
+    bq = List.empty_list(_T3)
+    gq = List.empty_list(_T4)
     A[7][S_TRACE] = 1 if tracing else 0
-    M = (A[0], A[1], A[2], A[3], A[4], A[5], A[6], A[7], main, scr, trc, results, defer, kills, trace,
-         A[8], A[9], A[10], A[11], A[12], A[13], A[14])
-    _run_segments(mode, M, Q, TP, ST, B, SEG, NW)
+    M = (A[0], A[1], A[2], A[3], A[4], A[5], A[6], A[7], main, scr, trc, results, defer, kills, trace, A[8], bq, gq,
+         A[9], A[10], A[11], A[12])
+    # the segments in order, then every partition's buffered burst (two steps per segment, see above)
+    seg_lo, seg_hi, seg_part, seg_group = SEG
+    stats, group_cycles, qrows = M[7], M[20], M[15]
+    part_pane, part_n, part_since, run_type, run_len, run_buf = M[0], M[1], M[2], M[3], M[4], M[5]
+    r_type, r_pane = ST[3], ST[2]
+    part_tpl, part_roff, si_of = TP[0], TP[3], TP[6]
+    nseg = len(seg_lo)
+    P = len(part_pane)
+    t_prev = cycles()
+    g_prev = -1
+    for s in range(nseg + P):
+        end = s >= nseg
+        if end:
+            p = s - nseg
+            lo = hi = cur = t = 0
+            buffer = False
+        else:
+            g = seg_group[s]
+            if g != g_prev:
+                now = cycles()
+                if g_prev >= 0:
+                    group_cycles[g_prev] += now - t_prev
+                t_prev = now
+                g_prev = g
+                stats[S_GROUP] = g
+            p = seg_part[s]
+            lo, hi = seg_lo[s], seg_hi[s]
+            cur = r_pane[lo]
+            t = r_type[lo]
+            buffer = si_of[part_tpl[p], t] >= 0
+            for r in range(lo + 1, hi):
+                if r_type[r] != t:
+                    buffer = False
+                    break
+        for step in range(2):
+            if step == 0:  # the buffered burst ends: a new pane, another type, anything not one burst, the end
+                if run_len[p] == 0 or not (end or part_pane[p] != cur or not buffer or run_type[p] != t):
+                    continue
+                o = part_roff[p]
+                n = run_len[p]
+                for j in range(n):
+                    qrows[j] = run_buf[o + j]
+                M[16].append((run_type[p], 0, n))
+                run_len[p] = 0
+                run_type[p] = -1
+                pcur = part_pane[p]
+            else:
+                if end:
+                    break
+                if part_pane[p] != cur:
+                    if mode == EXEC and part_pane[p] != NO_PANE:
+                        _expire(M, Q, TP, p, part_pane[p], cur)
+                    part_pane[p] = cur
+                    part_n[p] = 0
+                if buffer:
+                    run_type[p] = t
+                    o = part_roff[p] + run_len[p]
+                    for r in range(lo, hi):
+                        run_buf[o + r - lo] = r
+                    run_len[p] += hi - lo
+                    break
+                _queue_events(M, Q, TP, ST, p, lo, hi)
+                pcur = cur
+            _process(mode, M, Q, TP, ST, B, NW, p, pcur)
+        if not end and not buffer:
+            other = 0
+            for r in range(lo, hi):
+                if si_of[part_tpl[p], r_type[r]] < 0:
+                    other += 1
+            part_n[p] += other
+            part_since[p] += other
+    if g_prev >= 0:
+        group_cycles[g_prev] += cycles() - t_prev
+    if mode == EXEC:
+        _meter(M, 0)
     keys, bases = dict_items(results)
     counts = np.empty(len(keys), np.int64)
     P = TP[18]
@@ -826,63 +901,6 @@ def hamlet_kernel(mode, Q, TP, ST, A, B, SEG, NW, width1, tracing):
             hdr[j, f] = trace[j][f]
     trows = rows_out(trc.rows, hdr[:, 5].copy(), hdr[:, 6].copy(), width1)
     return keys, rows, hdr, trows
-
-
-@njit(cache=True)
-def _run_segments(mode, M, Q, TP, ST, B, SEG, NW):
-    seg_lo, seg_hi, seg_part, seg_group = SEG
-    stats, group_cycles = M[7], M[20]
-    part_pane, part_n, part_since, run_type, run_len, run_buf = M[0], M[1], M[2], M[3], M[4], M[5]
-    r_type, r_pane = ST[3], ST[2]
-    part_tpl, part_roff, si_of = TP[0], TP[3], TP[6]
-    t_prev = cycles()
-    g_prev = -1
-    for s in range(len(seg_lo)):
-        g = seg_group[s]
-        if g != g_prev:
-            now = cycles()
-            if g_prev >= 0:
-                group_cycles[g_prev] += now - t_prev
-            t_prev = now
-            g_prev = g
-            stats[S_GROUP] = g
-        p = seg_part[s]
-        lo, hi = seg_lo[s], seg_hi[s]
-        cur = r_pane[lo]
-        if part_pane[p] != cur:
-            _advance(mode, M, Q, TP, ST, B, NW, p, cur)
-        t = r_type[lo]
-        single = True
-        for r in range(lo + 1, hi):
-            if r_type[r] != t:
-                single = False
-                break
-        tpl = part_tpl[p]
-        if single and si_of[tpl, t] >= 0:
-            if run_type[p] != t and run_len[p] > 0:
-                _flush(mode, M, Q, TP, ST, B, NW, p)
-            run_type[p] = t
-            o = part_roff[p] + run_len[p]
-            for r in range(lo, hi):
-                run_buf[o + r - lo] = r
-            run_len[p] += hi - lo
-        else:
-            if run_len[p] > 0:
-                _flush(mode, M, Q, TP, ST, B, NW, p)
-            _generic(mode, M, Q, TP, ST, B, NW, p, lo, hi, cur)
-            other = 0
-            for r in range(lo, hi):
-                if si_of[tpl, r_type[r]] < 0:
-                    other += 1
-            part_n[p] += other
-            part_since[p] += other
-    for p in range(len(part_pane)):
-        if run_len[p] > 0:
-            _flush(mode, M, Q, TP, ST, B, NW, p)
-    if g_prev >= 0:
-        group_cycles[g_prev] += cycles() - t_prev
-    if mode == EXEC:
-        _meter(M, 0)
 
 
 # ---- GRETA (evaluators/trends/greta.py) -------------------------------------------------------------------
