@@ -988,6 +988,7 @@ def greta_kernel(Q, G, ST, GS, width1, max_work):
     acc = np.zeros((Lmax * Rmax, width1), np.uint64)
     rank = np.zeros(Lmax * Rmax, np.uint32)
     touched = np.zeros(Lmax, np.bool_)
+    work = stats[G_WORK]
     for j in range(len(grp_lo)):
         t0 = cycles()
         lo, hi = grp_lo[j], grp_hi[j]
@@ -1056,6 +1057,15 @@ def greta_kernel(Q, G, ST, GS, width1, max_work):
                             x0 = mid + 1
                         else:
                             x1 = mid
+                    if L == 1 and R == 1:  # COUNT(*) over tumbling windows: one number per vertex
+                        for v in range(vlo, x0):
+                            row = Mn[v_base[v]]
+                            if row[0] == 0 or v_pane[v] < oldest:
+                                continue
+                            work += 1
+                            touched[0] = True
+                            acc_add(acc[0], row)
+                        continue
                     for v in range(vlo, x0):
                         vp = v_pane[v]
                         base = v_base[v]
@@ -1064,7 +1074,7 @@ def greta_kernel(Q, G, ST, GS, width1, max_work):
                                 continue
                             if vp - ((vp - sl) % L) < oldest:
                                 continue
-                            stats[G_WORK] += 1
+                            work += 1
                             touched[sl] = True
                             for rr in range(R):
                                 k = kinds[rr]
@@ -1123,7 +1133,8 @@ def greta_kernel(Q, G, ST, GS, width1, max_work):
         kills.clear()
         scr.top = 0
         group_cycles[grp_id[j]] += cycles() - t0
-        if max_work >= 0 and stats[G_WORK] > max_work:
+        stats[G_WORK] = work
+        if max_work >= 0 and work > max_work:
             stats[G_CAPPED] = grp_id[j]
             break
         if stats[G_STORED] > stats[G_PEAK]:

@@ -22,8 +22,8 @@ Each engine runs ``--repeats`` times (GRETA once; ``--greta-repeats``), median s
 engine's results are checked equal.  The same engines of commit ``--against`` (default f697127, the engine
 before the compiled kernels) run beside them in a subprocess on the same events (the stream written as
 columns and rebuilt as events on both sides, :mod:`experiments.bench.baseline`), timed the same way
-and their results compared: ``vs f697127`` is that commit's median seconds over ours, measured in one
-run so that the machine's load cancels.  Wall-clock on a shared machine: noisier, never faster.
+and their results compared: ``vs baseline`` is that commit's median seconds over ours (for an engine
+both stop at the same cap, its time to the cap), measured in one run so that the machine's load cancels.  Wall-clock on a shared machine: noisier, never faster.
 """
 
 from __future__ import annotations
@@ -233,7 +233,8 @@ def main(args: argparse.Namespace) -> int:
                 b = base.get(r["engine"])
                 r["baseline"] = against if b else None
                 r["baseline_seconds"] = b["seconds"] if b else None
-                r["over_baseline"] = b["seconds"] / r["seconds"] if b and not b["capped"] and not r["bound"] else None
+                # both finished, or both stopped at the same cap (the same work: the ratio of their times to it)
+                r["over_baseline"] = b["seconds"] / r["seconds"] if b and b["capped"] == r["capped"] else None
                 r["baseline_identical"] = (b["digest"] == r["digest"]) if b and not b["capped"] and not r["bound"] else None
                 r["over_java"] = r["throughput_eps"] / JAVA_HAMLET_EPS if r["engine"] == "hamlet" and not r["bound"] else None
             print_rows(rows, COLUMNS, as_json=args.json)
