@@ -67,8 +67,8 @@ from cep.trends import TrendQuery
 from evaluators.trends import kernels as K
 from evaluators.trends.coefficients import coefficient_keys
 from evaluators.trends.common import Clock, TrendResult, compile_queries
-from evaluators.trends.tables import (StreamTables, WorkloadTables, decode_results, decode_rows, limbs_for, rank_value,
-                                      scaled, state_values, stream_tables)
+from evaluators.trends.tables import (StreamTables, WorkloadTables, decode_results, decode_rows, entry_value, limbs_for,
+                                      state_values, stream_tables)
 
 #: bytes per number or reference the state meter counts (see the module docstring)
 WORD_BYTES = 8
@@ -374,13 +374,6 @@ def _latencies(cycles: np.ndarray, decided: np.ndarray, kernel_s: float, elapsed
 def _coefficient_value(wt: WorkloadTables, tabs: StreamTables, si: int, keys: list, rows) -> list:
     """A coefficient of shared graphlet layout ``si`` restricted to the chosen set's ``keys``."""
     ints = decode_rows(rows)
-    out = [ints[0]]
     union = wt.si_keys[si]
-    for kind, a in keys:
-        r = int(wt.si_key_row[si, union.index((kind, a))])
-        ai = -1 if a is None else wt.attr_index[a]
-        if kind == "sum":
-            out.append(scaled(ints[r] - ints[r + 1], tabs.scale.get(ai, 0)))
-        else:
-            out.append(rank_value(tabs, ai, kind, int(rows[r][1])))
-    return out
+    return [ints[0]] + [entry_value(tabs, kind, a, ints, rows, int(wt.si_key_row[si, union.index((kind, a))]), wt.attr_index)
+                        for kind, a in keys]

@@ -589,15 +589,17 @@ def state_values(wt: WorkloadTables, tabs: StreamTables, q: int, ints: list[int]
     if ints[0] == 0:
         return None
     cq = wt.compiled[q]
-    out = [ints[0]]
-    for j, (kind, _, a) in enumerate(cq.agg.specs):
-        r = int(wt.sp_row[q, j])
-        ai = -1 if a is None else wt.attr_index[a]
-        if kind == "sum":
-            out.append(scaled(ints[r] - ints[r + 1], tabs.scale.get(ai, 0)))
-        else:
-            out.append(rank_value(tabs, ai, kind, int(rows[r][1])))
-    return out
+    return [ints[0]] + [entry_value(tabs, kind, a, ints, rows, int(wt.sp_row[q, j]), wt.attr_index)
+                        for j, (kind, _, a) in enumerate(cq.agg.specs)]
+
+
+def entry_value(tabs: StreamTables, kind: str, attr: str | None, ints: list[int], rows, r: int, attr_index: dict):
+    """The value of a state's or coefficient's entry of ``kind`` on ``attr`` whose first row is ``r``: a sum's
+    positive part minus its negative part, unscaled; a MIN/MAX rank's value."""
+    ai = -1 if attr is None else attr_index[attr]
+    if kind == "sum":
+        return scaled(ints[r] - ints[r + 1], tabs.scale.get(ai, 0))
+    return rank_value(tabs, ai, kind, int(rows[r][1]))
 
 
 def rank_value(tabs: StreamTables, ai: int, kind: str, rank: int):

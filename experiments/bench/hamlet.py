@@ -18,8 +18,8 @@ cap is an upper bound on its throughput, HAMLET's ratio over it a lower bound.
 
 Targets (issue 34): HAMLET at least 5x the public Java HAMLET, which does 21,340 events/s on 5 queries
 on this machine (its GRETA about 520 events/s), and at least 10x our GRETA with 10 or more queries.
-Each engine runs ``--repeats`` times (GRETA once; ``--greta-repeats``), median shown; every finished
-engine's results are checked equal.  The same engines of commit ``--against`` (default f697127, the engine
+Each engine runs once to warm up, then ``--repeats`` times (GRETA once; ``--greta-repeats``), median
+shown; every finished engine's results are checked equal.  The same engines of commit ``--against`` (default f697127, the engine
 before the compiled kernels) run beside them in a subprocess on the same events (the stream written as
 columns and rebuilt as events on both sides, :mod:`experiments.bench.baseline`), timed the same way
 and their results compared: ``vs baseline`` is that commit's median seconds over ours (for an engine
@@ -69,14 +69,15 @@ COLUMNS = {
 #: Travel+), measured on this machine (issue 34)
 JAVA_HAMLET_EPS = 21_340
 
-#: the baseline side: rebuild the events from the columns, time each engine as :func:`_time` does, and
-#: digest its result rows (``repr`` of the rows, the same on both sides when the results are)
+#: the baseline side: rebuild the events from the columns, time each engine with that commit's :func:`_time`
+#: (this module's there), and digest its result rows (``repr`` of the rows, the same on both sides when the
+#: results are)
 BASELINE_SCRIPT = '''
-import hashlib, statistics, time
+import hashlib
 sys.set_int_max_str_digits(0)
-from cep.errors import EvaluationLimitError
 from cep.parser import parse_patterns
 from evaluators.trends import NoSharing, run_hamlet
+from experiments.bench.hamlet import _time
 from experiments.running.trend_engines import engine
 
 pl = json.load(sys.stdin)
@@ -85,21 +86,9 @@ qs = parse_patterns(pl["queries"])
 out = {}
 for name in pl["engines"]:
     run = (lambda q, s, **kw: run_hamlet(q, s, policy=NoSharing(), **kw)) if name == "hamlet-nonshared" else engine(name)
-    opts = pl["options"].get(name, {})
-    try:
-        run(qs, stream, **opts)
-    except EvaluationLimitError:
-        pass
-    times, res, capped = [], None, None
-    for _ in range(pl["repeats"].get(name, 1)):
-        t0 = time.perf_counter()
-        try:
-            res = run(qs, stream, **opts)
-        except EvaluationLimitError as e:
-            capped = str(e)
-        times.append(time.perf_counter() - t0)
-    digest = None if capped else hashlib.sha1(repr(res.rows()).encode()).hexdigest()
-    out[name] = {"seconds": statistics.median(times), "capped": capped, "digest": digest}
+    _time(run, qs, stream, 1, **pl["options"].get(name, {}))  # warm up
+    sec, res, capped = _time(run, qs, stream, pl["repeats"].get(name, 1), **pl["options"].get(name, {}))
+    out[name] = {"seconds": sec, "capped": capped, "digest": None if capped else hashlib.sha1(repr(res.rows()).encode()).hexdigest()}
 print(json.dumps(out))
 '''
 
@@ -210,10 +199,11 @@ def main(args: argparse.Namespace) -> int:
                   + (f"; baseline: the engines of {against} on the same events" if against else ""))
         status = 0
         for k, qs in workloads.items():
-            _runner(names[0], args.benefit_model)(qs, stream)  # warm up imports and the kernels
             results, rows = {}, []
             for name in names:
-                sec, res, capped = _time(_runner(name, args.benefit_model), qs, stream, repeats[name], **options.get(name, {}))
+                run = _runner(name, args.benefit_model)
+                _time(run, qs, stream, 1, **options.get(name, {}))  # warm up (imports, kernels), as the baseline does
+                sec, res, capped = _time(run, qs, stream, repeats[name], **options.get(name, {}))
                 if capped is None:
                     results[name] = res.as_dict()
                 rows.append({"queries": k, "engine": name, "events": len(stream), "throughput_eps": len(stream) / sec,
