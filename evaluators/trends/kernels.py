@@ -309,6 +309,24 @@ def eval_add(D, acc, coef, x, q, si, cl, Q, TP):
                 dst[1] = v
 
 
+@njit(cache=True)
+def add_result(Q, main, results, P, q, p, sp, ep, S, src):
+    """Add the state ``S[src]`` (trends of query ``q`` in partition ``p`` from pane ``sp`` to ``ep``) to every
+    window holding both panes: ``results`` maps ``((q * P + p) << 32) + k + 2**31`` to the window's state
+    in the ``main`` pool."""
+    L, sig, R, kinds = Q[0][q], Q[1][q], Q[4][q], Q[5][q]
+    lo = -((-(ep - L + 1)) // sig)
+    hi = sp // sig
+    for k in range(lo, hi + 1):
+        key = ((q * P + p) << 32) + (k + (1 << 31))
+        v = results.get(key, -1)
+        if v < 0:
+            v = pool_alloc(main, R)
+            st_zero(main.rows, v, kinds, R)
+            results[key] = v
+        st_add(main.rows, v, S, src, kinds, R)
+
+
 # ---- the HAMLET executor (evaluators/trends/hamlet.py) -------------------------------------------------
 # Q  (queries):    qL, qsig, qnel, qkle, qR, qkinds, qnspec, sp_el, sp_attr, sp_kind, sp_row, qwords, qlocal, e_in,
 #                  e_self, elem_of_type
@@ -406,13 +424,26 @@ def _nonshared(M, Q, TP, ST, p, q, i, first, count, cur):
         st_zero(Sc, total + sl * R, kinds, R)
     st_zero(Sc, tmp, kinds, R)
     kle = Q[3][q, i]
+    if not kle:  # no edge within the element: each event extends the incoming state alone
+        for idx in range(first, first + count):
+            r = qrows[idx]
+            if not hit[r, q]:
+                continue
+            for sl in range(L):
+                if Sc[base + sl * R, 0] == 0:
+                    continue
+                st_copy(Sc, tmp, Sc, base + sl * R, kinds, R)
+                extend(Sc, tmp, q, i, r, Q, ST, M[21])
+                st_add(Sc, total + sl * R, Sc, tmp, kinds, R)
+        M[12].append((q, i, total))
+        return
     fresh = True
     last = 0.0
     for idx in range(first, first + count):
         r = qrows[idx]
         if not hit[r, q]:
             continue
-        if kle and (fresh or r_ts[r] != last):
+        if fresh or r_ts[r] != last:
             if not fresh:
                 for sl in range(L):
                     st_add(Sc, run + sl * R, Sc, pend + sl * R, kinds, R)
@@ -427,25 +458,6 @@ def _nonshared(M, Q, TP, ST, p, q, i, first, count, cur):
                 st_add(Sc, pend + sl * R, Sc, tmp, kinds, R)
                 st_add(Sc, total + sl * R, Sc, tmp, kinds, R)
     M[12].append((q, i, total))
-
-
-@njit(cache=True)
-def _result(M, Q, TP, q, p, sp, ep, src):
-    """Add the state at scratch row ``src`` (trends of ``q`` in partition ``p`` from pane ``sp`` to ``ep``)
-    to every window holding both panes."""
-    main, results = M[8], M[11]
-    Sc = M[9].rows
-    L, sig, R, kinds = Q[0][q], Q[1][q], Q[4][q], Q[5][q]
-    lo = -((-(ep - L + 1)) // sig)
-    hi = sp // sig
-    for k in range(lo, hi + 1):
-        key = ((q * TP[18] + p) << 32) + (k + (1 << 31))
-        v = results.get(key, -1)
-        if v < 0:
-            v = pool_alloc(main, R)
-            st_zero(main.rows, v, kinds, R)
-            results[key] = v
-        st_add(main.rows, v, Sc, src, kinds, R)
 
 
 @njit(cache=True)
@@ -481,7 +493,7 @@ def _apply(M, Q, TP, p, cur):
         if i == nel - 1:
             for sl in range(L):
                 if Sc[total + sl * R, 0] != 0:
-                    _result(M, Q, TP, q, p, cur - ((cur - sl) % L), cur, total + sl * R)
+                    add_result(Q, M[8], M[11], TP[18], q, p, cur - ((cur - sl) % L), cur, Sc, total + sl * R)
     kills.clear()
     defer.clear()
     M[9].top = 0
@@ -947,21 +959,6 @@ def acc_into(d, acc):
 
 
 @njit(cache=True)
-def _greta_result(Q, main, results, P, q, p, sp, ep, S, src):
-    L, sig, R, kinds = Q[0][q], Q[1][q], Q[4][q], Q[5][q]
-    lo = -((-(ep - L + 1)) // sig)
-    hi = sp // sig
-    for k in range(lo, hi + 1):
-        key = ((q * P + p) << 32) + (k + (1 << 31))
-        v = results.get(key, -1)
-        if v < 0:
-            v = pool_alloc(main, R)
-            st_zero(main.rows, v, kinds, R)
-            results[key] = v
-        st_add(main.rows, v, S, src, kinds, R)
-
-
-@njit(cache=True)
 def greta_kernel(Q, G, ST, GS, width1, max_work):
     """GRETA over the rows (:mod:`evaluators.trends.greta`): per timestamp, per event and query that
     matches or negates it, the query's graph of the event's partition drops the vertices that left every
@@ -1042,21 +1039,8 @@ def greta_kernel(Q, G, ST, GS, width1, max_work):
                     a, b = v_head[vid], v_tail[vid]
                     bound = g_not[gid * ELMAX + src] if src != i else -np.inf
                     # vertices are in timestamp order: [first >= bound, first >= ts)
-                    x0, x1 = a, b
-                    while x0 < x1:
-                        mid = (x0 + x1) // 2
-                        if v_ts[mid] < bound:
-                            x0 = mid + 1
-                        else:
-                            x1 = mid
-                    vlo = x0
-                    x0, x1 = vlo, b
-                    while x0 < x1:
-                        mid = (x0 + x1) // 2
-                        if v_ts[mid] < ts:
-                            x0 = mid + 1
-                        else:
-                            x1 = mid
+                    vlo = a + np.searchsorted(v_ts[a:b], bound)
+                    x0 = vlo + np.searchsorted(v_ts[vlo:b], ts)
                     if L == 1 and R == 1:  # COUNT(*) over tumbling windows: one number per vertex
                         for v in range(vlo, x0):
                             row = Mn[v_base[v]]
@@ -1128,7 +1112,7 @@ def greta_kernel(Q, G, ST, GS, width1, max_work):
             if i == qnel[q] - 1:
                 for sl in range(L):
                     if S[out + sl * R, 0] != 0:
-                        _greta_result(Q, main, results, P, q, p, cur - ((cur - sl) % L), cur, S, out + sl * R)
+                        add_result(Q, main, results, P, q, p, cur - ((cur - sl) % L), cur, S, out + sl * R)
         new.clear()
         kills.clear()
         scr.top = 0
