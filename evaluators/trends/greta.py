@@ -112,7 +112,7 @@ def _run(wt: WorkloadTables, tabs, limbs: int, max_work: int):
           tabs.r_vidx, tabs.r_vsign, tabs.r_vrank, tabs.value_rows(width1))
     stats = np.zeros(4, np.int64)
     stats[K.G_CAPPED] = -1
-    cycles = np.zeros(max(tabs.groups, 1), np.int64)
+    cycles = np.zeros(tabs.groups, np.int64)
     one = np.zeros(width1, np.uint32)
     one[0] = one[1] = 1
     GS = (np.full(max(n_graphs, 1), K.NO_PANE, np.int64), np.full(max(n_graphs * elmax, 1), -np.inf), v_off.copy(), v_off.copy(),

@@ -154,7 +154,6 @@ class HamletExecutor:
         self.meter = meter
         # one non-shared graphlet's vectors (total, run, pend) of the widest query: held while it is computed
         self._nonshared_words = max((3 * cq.L * _width(cq) for cq in self.compiled), default=0)
-        self.limbs = 0  # the row width of the last run (exact numbers, kernels module docstring)
         _load_kernels()
 
     def run(self, stream) -> TrendResult:
@@ -169,7 +168,6 @@ class HamletExecutor:
                 break
             except OverflowError:  # the bound was too small (never expected): more room, same results
                 limbs *= 2
-        self.limbs = limbs
         stats, cycles, decided, kernel_s, states, trace = out
         if self.trace is not None:
             self.trace.extend(trace)
@@ -198,7 +196,7 @@ class HamletExecutor:
               wt.si_cand, wt.si_CR, wt.si_ckind, wt.si_nkeys, wt.si_key_kind, wt.si_key_attr, wt.si_key_row, wt.si_reads,
               wt.NT, wt.EMAX, max(P, 1), wt.tpl_qptr, wt.tpl_q)
         SEG = (tabs.seg_lo, tabs.seg_hi, tabs.seg_part, tabs.seg_group)
-        cycles = np.zeros(max(tabs.groups, 1), np.int64)
+        cycles = np.zeros(tabs.groups, np.int64)
         cap = nr + 1
         B = (np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap + 1, np.int64), np.zeros(cap, np.int64),
              np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int64),
@@ -237,7 +235,7 @@ class HamletExecutor:
         ch_ptr = np.zeros(nb + 1, np.int64)
         ch: list[int] = []
         psnap = np.zeros(max(nb, 1), np.int64)
-        decided = np.zeros(max(tabs.groups, 1), np.float64)
+        decided = np.zeros(tabs.groups, np.float64)
         masks_of = _row_masks(wt, tabs)
         cache: dict = {}
         b_part, b_type, b_n, b_g, b_group, b_ptr = (x.tolist() for x in (b_part[:nb], b_type[:nb], b_n[:nb], b_g[:nb], b_group[:nb], b_ptr[:nb + 1]))
