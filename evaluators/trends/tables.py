@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import repeat
-from operator import attrgetter
+from operator import attrgetter, methodcaller
 from typing import Sequence
 
 import numpy as np
@@ -36,6 +36,7 @@ _KIND = {"sum": K.A_SUM, "min": K.A_MIN, "max": K.A_MAX}
 
 
 _TYPE = attrgetter("type")
+_MISSING = object()
 _TS = attrgetter("ts")
 
 
@@ -358,21 +359,16 @@ def stream_tables(wt: WorkloadTables, events: Sequence, pane: Fraction) -> Strea
             local = np.zeros(len(idx), np.int64)
             if len(idx):
                 ids[()] = 0
-        else:
-            keep_l, local_l = [], []
-            for j in idx.tolist():
-                a = events[j].attrs
-                try:
-                    key = tuple(a[x] for x in attrs)
-                except KeyError:
-                    continue
-                pid = ids.get(key)
-                if pid is None:
-                    pid = ids[key] = len(ids)
-                keep_l.append(j)
-                local_l.append(pid)
-            keep = np.array(keep_l, np.int64)
-            local = np.array(local_l, np.int64)
+        else:  # an event lacking a partition attribute is in no trend of the template
+            dicts = [events[j].attrs for j in idx.tolist()]
+            cols = [list(map(methodcaller("get", x, _MISSING), dicts)) for x in attrs]
+            keys = list(zip(*cols))
+            if any(_MISSING in c for c in cols):
+                ok = np.array([_MISSING not in k for k in keys], np.bool_)
+                idx = idx[ok]
+                keys = [k for k, good in zip(keys, ok.tolist()) if good]
+            keep = idx
+            local = np.array([ids.setdefault(k, len(ids)) for k in keys], np.int64)
         base = len(part_tpl)
         part_tpl += [tpl.index] * len(ids)
         part_key += list(ids)
