@@ -106,7 +106,7 @@ def choose_sharing(k: int, masks: Sequence[int], *, b: int, n: int, g: int, t: i
         if m:
             inter &= m
     free = [j for j in range(k) if inter >> j & 1]  # matched by every event any candidate matches
-    others = [j for j in range(k) if not inter >> j & 1]
+    others = [j for j in range(k) if not inter >> j & 1] if inter != full else []
     top = _plan_cost(full, k, counted, b=b, n=n, g=g, t=t, keys=keys)
     evaluated = 1
     chosen = set(free)
@@ -118,8 +118,10 @@ def choose_sharing(k: int, masks: Sequence[int], *, b: int, n: int, g: int, t: i
     bits = 0
     for j in chosen:
         bits |= 1 << j
-    if len(chosen) < 2 or (_plan_cost(bits, k, counted, b=b, n=n, g=g, t=t, keys=keys)
-                           >= _plan_cost(0, k, counted, b=b, n=n, g=g, t=t, keys=keys)):
+    if len(chosen) < 2:
+        return frozenset(), evaluated
+    cost = top if bits == full else _plan_cost(bits, k, counted, b=b, n=n, g=g, t=t, keys=keys)
+    if cost >= _plan_cost(0, k, counted, b=b, n=n, g=g, t=t, keys=keys):
         return frozenset(), evaluated
     return frozenset(chosen), evaluated
 
