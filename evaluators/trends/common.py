@@ -236,6 +236,22 @@ def add_result(cq: CompiledQuery, states: dict, group: tuple, sp: int, ep: int, 
             cur[0] += state
 
 
+def kernel_latencies(cycles, kernel_s: float, elapsed: float, decided=None) -> list[float]:
+    """Per timestamp group, milliseconds: the compiled kernels' cycles on it at the run's own seconds per
+    cycle (``kernel_s`` over all cycles), the seconds ``decided`` there (HAMLET's sharing decisions), and an
+    equal share of the rest of the run (building tables, decoding results; all kernel time too when no
+    cycles were counted, :data:`evaluators.trends.kernels.HAS_CYCLES`)."""
+    n = len(cycles)
+    total = int(cycles.sum())
+    own = float(decided.sum()) if decided is not None else 0.0
+    per_cycle = kernel_s / total if total else 0.0
+    rest = max(elapsed - own - (kernel_s if total else 0.0), 0.0) / max(n, 1)
+    lat = cycles * per_cycle + rest
+    if decided is not None:
+        lat = lat + decided
+    return (lat * 1000.0).tolist()
+
+
 class Clock:
     """Wall-clock bookkeeping of one run: total seconds and per-window result latencies."""
 

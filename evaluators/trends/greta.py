@@ -38,7 +38,7 @@ import numpy as np
 from cep.errors import WorkLimitError
 from cep.trends import TrendQuery
 from evaluators.trends import kernels as K
-from evaluators.trends.common import Clock, TrendResult, compile_queries
+from evaluators.trends.common import Clock, TrendResult, compile_queries, kernel_latencies
 from evaluators.trends.tables import WorkloadTables, decode_results, limbs_for, stream_tables
 
 
@@ -62,9 +62,7 @@ def run_greta(queries: Sequence[TrendQuery], stream, *, max_work: int | None = N
     states = decode_results(wt, tabs, keys, rows)
     elapsed = clock.elapsed()
     res = TrendResult(list(queries), compiled, states, "greta", len(events), elapsed)
-    total = int(cycles.sum())
-    rest = max(elapsed - kernel_s, 0.0) / max(len(cycles), 1)
-    res.latencies_ms = ((cycles * (kernel_s / total if total else 0.0) + rest) * 1000.0).tolist()
+    res.latencies_ms = kernel_latencies(cycles, kernel_s, elapsed)
     res.extra["peak_vertices"] = int(stats[K.G_PEAK])
     res.extra["work"] = int(stats[K.G_WORK])
     return res

@@ -66,7 +66,7 @@ import numpy as np
 from cep.trends import TrendQuery
 from evaluators.trends import kernels as K
 from evaluators.trends.coefficients import coefficient_keys
-from evaluators.trends.common import Clock, TrendResult, compile_queries
+from evaluators.trends.common import Clock, TrendResult, compile_queries, kernel_latencies
 from evaluators.trends.tables import (StreamTables, WorkloadTables, decode_results, decode_rows, entry_value, limbs_for,
                                       state_values, stream_tables)
 
@@ -174,7 +174,7 @@ class HamletExecutor:
         elapsed = clock.elapsed()
         res = TrendResult(self.queries, self.compiled, states, self.name, len(events), elapsed,
                           peak_memory_bytes=WORD_BYTES * int(stats[K.S_PEAK]) if self.meter else None)
-        res.latencies_ms = _latencies(cycles, decided, kernel_s, elapsed)
+        res.latencies_ms = kernel_latencies(cycles, kernel_s, elapsed, decided)
         res.snapshots = int(stats[K.S_SNAPSHOTS])
         res.extra.update(graphlets=int(stats[K.S_GRAPHLETS]), shared_graphlets=int(stats[K.S_SHARED]),
                          decisions=int(stats[K.S_DECISIONS]), decision_seconds=float(decided.sum()))
@@ -357,16 +357,6 @@ def _row_masks(wt: WorkloadTables, tabs: StreamTables) -> list:
             per_row = ints[inv.reshape(-1)]
             out.append(lambda rows, v=per_row: v[rows].tolist())
     return out
-
-
-def _latencies(cycles: np.ndarray, decided: np.ndarray, kernel_s: float, elapsed: float) -> list[float]:
-    """Per timestamp group, milliseconds (module docstring): the kernels' cycles on it at the run's own
-    seconds per cycle, its decisions, and an equal share of everything else the run did."""
-    n = len(cycles)
-    total = int(cycles.sum())
-    per_cycle = kernel_s / total if total else 0.0
-    rest = max(elapsed - kernel_s - float(decided.sum()), 0.0) / max(n, 1)
-    return ((cycles * per_cycle + decided + rest) * 1000.0).tolist()
 
 
 def _coefficient_value(wt: WorkloadTables, tabs: StreamTables, si: int, keys: list, rows) -> list:

@@ -29,10 +29,12 @@ trend" (the ``None`` of the Python states): its other rows are the identities.
 
 **Clock.**  :func:`cycles` reads the CPU's time-stamp counter, so that a kernel can attribute its time to
 the timestamps it processes (the engines' per-timestamp latency); the driver converts cycles to seconds
-with the run's own wall-clock time.
+with the run's own wall-clock time (where no counter is read, every timestamp gets an equal share).
 """
 
 from __future__ import annotations
+
+import platform
 
 import numpy as np
 from llvmlite import ir
@@ -59,12 +61,19 @@ S_GRAPHLETS, S_SHARED, S_SNAPSHOTS, S_DECISIONS, S_PEAK, S_WORDS, S_BURSTS, S_GR
 N_STATS = 9
 
 
+#: whether :func:`cycles` reads a counter (x86's time-stamp counter; elsewhere reading the cycle counter
+#: from user space may trap, so it reads 0 and the engines spread their time evenly over the timestamps)
+HAS_CYCLES = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
+
+
 @intrinsic
 def cycles(typingctx):
-    """The CPU's time-stamp counter (``llvm.readcyclecounter``)."""
+    """The CPU's time-stamp counter (``llvm.readcyclecounter``; 0 where :data:`HAS_CYCLES` is false)."""
     sig = types.int64()
 
     def codegen(context, builder, signature, args):
+        if not HAS_CYCLES:
+            return ir.Constant(ir.IntType(64), 0)
         fn = builder.module.declare_intrinsic("llvm.readcyclecounter", fnty=ir.FunctionType(ir.IntType(64), []))
         return builder.call(fn, [])
 

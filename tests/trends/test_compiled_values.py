@@ -59,3 +59,19 @@ def test_a_row_too_narrow_is_redone_wider(monkeypatch):
         res = run(qs, stream).rows()
         assert res[0][4] == 2**100 - 1 and res[0][5] == sum(i * 2**99 for i in range(1, 101))
     assert widths and max(widths) > 1
+
+
+def test_latencies_are_one_per_timestamp_and_add_up_to_the_run():
+    """The compiled engines attribute their time to timestamps (kernel cycles, decisions, an equal share of
+    the batch work): one latency per distinct timestamp of the stream, summing to the run's seconds."""
+    from cep.events import Event, EventStream
+    from evaluators.trends import run_greta, run_hamlet
+
+    stream = EventStream([Event(t, float(i // 3), {"x": i}) for i, t in enumerate("ABBCABBBCABX" * 5)])
+    qs = parse_patterns("RETURN COUNT(*) PATTERN SEQ(A a, B b+, C c) WITHIN 6 seconds\n"
+                        "RETURN COUNT(*), SUM(b.x) PATTERN SEQ(B b+, C c) WITHIN 6 seconds")
+    for run in (run_hamlet, run_greta):
+        res = run(qs, stream)
+        assert len(res.latencies_ms) == len({e.ts for e in stream})
+        assert min(res.latencies_ms) >= 0
+        assert abs(sum(res.latencies_ms) / 1000.0 - res.seconds) <= 0.05 * res.seconds + 1e-4
