@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evaluators.trends import kernels as K
+import evaluators.trends.kernels as K
 
 _KIND = {"sum": K.A_SUM, "min": K.A_MIN, "max": K.A_MAX}
 

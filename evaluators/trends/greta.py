@@ -35,9 +35,9 @@ from typing import Sequence
 
 import numpy as np
 
+import evaluators.trends.kernels as K
 from cep.errors import WorkLimitError
 from cep.trends import TrendQuery
-from evaluators.trends import kernels as K
 from evaluators.trends.common import Clock, TrendResult, compile_queries, kernel_latencies
 from evaluators.trends.tables import WorkloadTables, decode_results, limbs_for, stream_tables
 

@@ -63,8 +63,8 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
+import evaluators.trends.kernels as K
 from cep.trends import TrendQuery
-from evaluators.trends import kernels as K
 from evaluators.trends.coefficients import coefficient_keys
 from evaluators.trends.common import Clock, TrendResult, compile_queries, kernel_latencies
 from evaluators.trends.tables import (StreamTables, WorkloadTables, decode_results, decode_rows, entry_value, limbs_for,

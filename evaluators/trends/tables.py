@@ -27,8 +27,8 @@ from typing import Sequence
 
 import numpy as np
 
+import evaluators.trends.kernels as K
 from cep.trends import number
-from evaluators.trends import kernels as K
 from evaluators.trends.coefficients import coefficient_layout
 from evaluators.trends.common import INF, CompiledQuery, PaneClock, _filter_fn
 
