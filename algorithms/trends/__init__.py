@@ -7,9 +7,9 @@
   (:mod:`evaluators.trends.hamlet`) asks per burst whether to share, split or merge.
 """
 
-from algorithms.trends.benefit import benefit, nonshared_cost, shared_cost
+from algorithms.trends.benefit import BENEFIT_MODELS, DEFAULT_BENEFIT_MODEL, benefit, nonshared_cost, shared_cost
 from algorithms.trends.bursts import Burst, detect_bursts
 from algorithms.trends.optimizer import DynamicSharing, choose_sharing, format_plan, prune_plans, sharing_plans
 
-__all__ = ["Burst", "DynamicSharing", "benefit", "choose_sharing", "detect_bursts", "format_plan", "nonshared_cost",
+__all__ = ["BENEFIT_MODELS", "DEFAULT_BENEFIT_MODEL", "Burst", "DynamicSharing", "benefit", "choose_sharing", "detect_bursts", "format_plan", "nonshared_cost",
            "prune_plans", "shared_cost", "sharing_plans"]

@@ -9,16 +9,25 @@ created for the burst, ``k`` queries, ``g`` events per graphlet and ``t`` event 
 
 Equations 8-10 of the paper are the tests: +12 (share), -32 (split), +44 (merge).
 
-**Aggregates other than COUNT(*)** (Section 2.1; :mod:`evaluators.trends.coefficients`).  Equation 7
-counts one value moved per unit: a count.  With other aggregates the executor moves tuples: a shared
-graphlet propagates coefficients of width ``w = 1 +`` the distinct aggregates of the shared type among
-the sharing queries, and a query's own graphlet and its snapshot values are its aggregate state,
-``1 +`` its aggregates wide.  So the propagation term is charged ``w`` per unit, and ``k`` (one value
-per query) becomes ``kw``, the sum of the queries' state widths; both default to the counts of
-Equation 7 (``w = 1``, ``kw = k``), which is what COUNT(*) queries have.
+**Benefit models** (:data:`BENEFIT_MODELS`; the optimizer's ``benefit_model``, recorded in the HAMLET
+experiments' rows).  :data:`EQUATION_7` (the default) is Equation 7 as published, whatever the queries'
+aggregates.  :data:`TUPLE_WIDTH` is our extension for aggregates other than COUNT(*) (Section 2.1;
+:mod:`evaluators.trends.coefficients`): Equation 7 counts one value moved per unit, a count, but with
+other aggregates the executor moves tuples -- a shared graphlet propagates coefficients of width
+``w = 1 +`` the distinct aggregates of the shared type among the sharing queries, and a query's own
+graphlet and its snapshot values are its aggregate state, ``1 +`` its aggregates wide.  So the extension
+charges the propagation term ``w`` per unit and turns ``k`` (one value per query) into ``kw``, the sum of
+the queries' state widths.  For COUNT(*) queries (``w = 1``, ``kw = k``) the two models are the same.
 """
 
 from __future__ import annotations
+
+#: Equation 7 as published (the default)
+EQUATION_7 = "equation7"
+#: Equation 7 with the widths of aggregate tuples charged (module docstring)
+TUPLE_WIDTH = "tuple-width"
+BENEFIT_MODELS = (EQUATION_7, TUPLE_WIDTH)
+DEFAULT_BENEFIT_MODEL = EQUATION_7
 
 
 def shared_cost(*, b: int, n: int, s_p: int, s_c: int, k: int, g: int, t: int, w: int = 1, kw: int | None = None) -> int:

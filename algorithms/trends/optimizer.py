@@ -3,8 +3,8 @@
 **Plans** (Figure 7).  For a burst of a Kleene type shareable by ``k`` queries, a sharing plan names
 the queries that share one graphlet; the others get one graphlet each.  With ``k = 4`` there are 12
 plans: the 11 groups of two or more queries, and the non-shared plan (:func:`sharing_plans`).  The
-cost of a plan is ``Shared(group) + NonShared(rest)`` (Equation 7, :mod:`algorithms.trends.benefit`,
-with the tuple widths of aggregates other than COUNT(*) charged).
+cost of a plan is ``Shared(group) + NonShared(rest)`` (Equation 7, :mod:`algorithms.trends.benefit`;
+under the ``tuple-width`` benefit model with the tuple widths of aggregates other than COUNT(*) charged).
 
 **Snapshots.**  A query *introduces no new snapshots* for a burst when it matches every event of the
 burst that any candidate matches: sharing it never needs an event-level snapshot (Definition 3.11).
@@ -26,9 +26,11 @@ shared change into a merge (a new snapshot consolidating the per-query sums).
 from __future__ import annotations
 
 import itertools
-from typing import Iterable, Sequence
+from collections import Counter
+from typing import Iterable, Mapping, Sequence
 
-from algorithms.trends.benefit import nonshared_cost, shared_cost
+from algorithms.trends.benefit import BENEFIT_MODELS, DEFAULT_BENEFIT_MODEL, TUPLE_WIDTH, nonshared_cost, shared_cost
+from cep.errors import ConfigError
 
 
 def sharing_plans(queries: Sequence) -> list[frozenset]:
@@ -54,14 +56,14 @@ def prune_plans(plans: Iterable[frozenset], *, snapshot_free: Iterable = (), ben
     return [p for p in plans if p and must <= p and not (never & p)]
 
 
-def _snapshots(masks: Sequence[int], group_bits: int) -> int:
+def _snapshots(masks: Mapping[int, int], group_bits: int) -> int:
     """s_c of sharing a burst by a group: the graphlet snapshot plus one per event that only part of
-    the group matches."""
+    the group matches (``masks``: each distinct mask of the burst's events and how many have it)."""
     s = 1
-    for m in masks:
+    for m, c in masks.items():
         r = m & group_bits
         if r and r != group_bits:
-            s += 1
+            s += c
     return s
 
 
@@ -69,8 +71,13 @@ def plan_cost(bits: int, k: int, masks: Sequence[int], *, b: int, n: int, g: int
               keys: Sequence[frozenset] | None = None) -> int:
     """Shared(group) + NonShared(the other candidates) for the group given as a bit set.  ``keys``:
     per candidate, the aggregates it keeps beside its count, those of the shared type marked
-    ``(True, ...)`` (None: COUNT(*) queries); they fix the tuple widths of :mod:`algorithms.trends.
-    benefit`."""
+    ``(True, ...)``; given, they fix the tuple widths of the ``tuple-width`` model of :mod:`algorithms.
+    trends.benefit` (None: Equation 7)."""
+    return _plan_cost(bits, k, Counter(masks), b=b, n=n, g=g, t=t, keys=keys)
+
+
+def _plan_cost(bits: int, k: int, masks: Mapping[int, int], *, b: int, n: int, g: int, t: int,
+               keys: Sequence[frozenset] | None) -> int:
     ks = bin(bits).count("1")
     if keys is None:
         w, kw_in, kw_out = 1, None, None
@@ -93,35 +100,46 @@ def choose_sharing(k: int, masks: Sequence[int], *, b: int, n: int, g: int, t: i
 
     Level 1 is the maximal plan; level 2 drops one snapshot-introducing query at a time."""
     full = (1 << k) - 1
+    counted = Counter(masks)
     inter = full
-    for m in masks:
+    for m in counted:
         if m:
             inter &= m
     free = [j for j in range(k) if inter >> j & 1]  # matched by every event any candidate matches
-    others = [j for j in range(k) if not inter >> j & 1]
-    top = plan_cost(full, k, masks, b=b, n=n, g=g, t=t, keys=keys)
+    others = [j for j in range(k) if not inter >> j & 1] if inter != full else []
+    top = _plan_cost(full, k, counted, b=b, n=n, g=g, t=t, keys=keys)
     evaluated = 1
     chosen = set(free)
     for j in others:  # Theorem 4.5: share q iff Shared(Q) <= Shared(Q \ {q}) + NonShared(q)
-        without = plan_cost(full & ~(1 << j), k, masks, b=b, n=n, g=g, t=t, keys=keys)
+        without = _plan_cost(full & ~(1 << j), k, counted, b=b, n=n, g=g, t=t, keys=keys)
         evaluated += 1
         if top <= without:
             chosen.add(j)
     bits = 0
     for j in chosen:
         bits |= 1 << j
-    if len(chosen) < 2 or plan_cost(bits, k, masks, b=b, n=n, g=g, t=t, keys=keys) >= plan_cost(0, k, masks, b=b, n=n, g=g, t=t, keys=keys):
+    if len(chosen) < 2:
+        return frozenset(), evaluated
+    cost = top if bits == full else _plan_cost(bits, k, counted, b=b, n=n, g=g, t=t, keys=keys)
+    if cost >= _plan_cost(0, k, counted, b=b, n=n, g=g, t=t, keys=keys):
         return frozenset(), evaluated
     return frozenset(chosen), evaluated
 
 
 class DynamicSharing:
     """HAMLET's dynamic optimizer as a sharing policy of the executor: per burst, Equation 7 with the
-    burst's statistics and the pruned choice of the query set (Sections 4.1-4.3)."""
+    burst's statistics and the pruned choice of the query set (Sections 4.1-4.3).  ``benefit_model``:
+    ``equation7`` (the default, as published) or ``tuple-width`` (:mod:`algorithms.trends.benefit`)."""
 
     name = "hamlet"
 
+    def __init__(self, *, benefit_model: str = DEFAULT_BENEFIT_MODEL) -> None:
+        if benefit_model not in BENEFIT_MODELS:
+            raise ConfigError(f"HAMLET benefit model must be one of {', '.join(BENEFIT_MODELS)}, got {benefit_model!r}")
+        self.benefit_model = benefit_model
+
     def decide(self, burst) -> frozenset:
+        keys = burst.keys if self.benefit_model == TUPLE_WIDTH else None
         chosen, _ = choose_sharing(len(burst.candidates), burst.masks, b=burst.b, n=burst.n,
-                                   g=max(burst.g, 1), t=burst.t, keys=burst.keys)
+                                   g=max(burst.g, 1), t=burst.t, keys=keys)
         return chosen

@@ -8,6 +8,10 @@
   (with a cap);
 * :mod:`~evaluators.trends.sharon` -- SHARON-style flattening of Kleene into fixed-length sequences.
 
+GRETA and HAMLET run compiled (:mod:`~evaluators.trends.kernels`, exact numbers as rows of limbs) on the
+row tables of :mod:`~evaluators.trends.tables`; :mod:`~evaluators.trends.coefficients` lays out a shared
+graphlet's coefficients.
+
 Every engine is ``run(queries, stream, **options) -> TrendResult``; :data:`ENGINES` maps the names
 the command line uses to the engines that need no optimizer (the dynamic ``hamlet`` is wired in
 ``experiments``, which may import both layers).

@@ -18,9 +18,14 @@ snapshot ``s`` through a path ``P`` of graphlet events (Equation 2 unrolled):
 
 So a coefficient is ``[c, acc_1, ..., acc_r]``, one ``acc`` per distinct ``(kind, E.a)`` that some
 sharing query aggregates on ``E``; it is propagated once for all sharing queries, and each query reads
-only its own entries when it evaluates a snapshot expression (:meth:`GraphletAlgebra.evaluate`).
+only its own entries when it evaluates a snapshot expression (:func:`evaluators.trends.kernels.eval_add`).
 Coefficients add entry-wise (``c``, ``d`` add; ``mn`` / ``mx`` take the min / max), and evaluation
 distributes over that addition, so a graphlet's total is evaluated once from its summed coefficients.
+
+:func:`coefficient_layout` lays a coefficient out as rows for the kernels: the count, then per entry a
+``SUM`` as two rows (positive and negative parts) and a ``MIN``/``MAX`` as one (a rank).  The layout of a
+shareable type is the union over all its candidate queries, so one layout serves whichever of them a
+burst's policy chooses; the entries of the chosen queries are :func:`coefficient_keys`.
 This is why the executor can share a Kleene sub-pattern among queries whatever their aggregates
 (Definition 3.2's "aggregation functions can be shared": with a tuple per coefficient, every pair of
 the aggregates above can).
@@ -30,76 +35,36 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cep.trends import number
-from evaluators.trends.common import AggregateSum
+import evaluators.trends.kernels as K
 
-INF = float("inf")
+_KIND = {"sum": K.A_SUM, "min": K.A_MIN, "max": K.A_MAX}
 
 
-class GraphletAlgebra(AggregateSum):
-    """The coefficient layout of one shared graphlet of type ``etype`` for the queries ``shared``."""
+def coefficient_keys(queries: Sequence, etype: str) -> list[tuple[str, str | None]]:
+    """The entries beside the count of a coefficient shared by ``queries`` on type ``etype``: each distinct
+    (kind, attribute) one of them aggregates on ``etype``, in order of first appearance."""
+    keys: list[tuple[str, str | None]] = []
+    for cq in queries:
+        i = cq.elem_of_type[etype]
+        for kind, ei, a in cq.agg.specs:
+            if ei == i and (kind, a) not in keys:
+                keys.append((kind, a))
+    return keys
 
-    def __init__(self, shared: Sequence, etype: str) -> None:
-        keys: list[tuple[str, str | None]] = []
-        self.reads: dict[int, list[tuple[int, str, int]]] = {}  # query index -> (slot, kind, entry or 0)
-        for cq in shared:
-            i = cq.elem_of_type[etype]
-            ops = []
-            for j, (kind, ei, attr) in enumerate(cq.agg.specs, 1):
-                entry = 0
-                if ei == i:
-                    if (kind, attr) not in keys:
-                        keys.append((kind, attr))
-                    entry = 1 + keys.index((kind, attr))
-                ops.append((j, kind, entry))
-            self.reads[cq.index] = ops
-        self.keys = keys
-        self.kinds = [k for k, _ in keys]
-        self.identity = [0 if k == "sum" else (INF if k == "min" else -INF) for k in self.kinds]
 
-    def unit(self) -> list:
-        """The coefficient of the snapshot itself: ``e = s`` (one path, nothing added yet)."""
-        return [1] + self.identity
-
-    def values(self, attrs: dict) -> list:
-        """The entries' attribute values of one event (1 for COUNT(E))."""
-        return [1 if a is None else number(attrs[a]) for _, a in self.keys]
-
-    def step(self, pred: list, vals: list) -> list:
-        """The coefficient of an event whose predecessors' coefficients sum to ``pred`` (Equation 2)."""
-        c = pred[0]
-        out = [c]
-        for j, k in enumerate(self.kinds, 1):
-            v = vals[j - 1]
-            p = pred[j]
-            if k == "sum":
-                out.append(p + v * c)
-            elif k == "min":
-                out.append(min(p, v))
-            else:
-                out.append(max(p, v))
-        return out
-
-    def evaluate(self, cq, coef: list, state: list | None) -> list | None:
-        """The state of query ``cq`` that ``coef`` times the snapshot value ``state`` stands for (a
-        COUNT(*)-only query's state is its count, an int)."""
-        if cq.agg.count_only:
-            return coef[0] * state
-        if state is None:
-            return None
-        c = coef[0]
-        cnt = c * state[0]
-        if cnt == 0:
-            return None
-        out = [cnt]
-        for slot, kind, entry in self.reads[cq.index]:
-            x = state[slot]
-            if kind == "sum":
-                out.append(c * x + coef[entry] * state[0] if entry else c * x)
-            elif not entry:
-                out.append(x)
-            elif kind == "min":
-                out.append(min(x, coef[entry]))
-            else:
-                out.append(max(x, coef[entry]))
-        return out
+def coefficient_layout(queries: Sequence, etype: str) -> tuple[list[tuple[str, str | None]], list[int], list[int], list[list[int]]]:
+    """The rows of a coefficient of a graphlet of ``etype`` that any of ``queries`` may share: its entries
+    (:func:`coefficient_keys`), each entry's first row, every row's kind, and per query, per aggregate of
+    its RETURN clause (``cq.agg.specs``), the first row of the entry it reads (-1: an aggregate of another
+    element, which a coefficient does not touch)."""
+    keys = coefficient_keys(queries, etype)
+    kinds = [K.K_COUNT]
+    rows = []
+    for kind, _ in keys:
+        rows.append(len(kinds))
+        kinds += [K.K_POS, K.K_NEG] if kind == "sum" else [K.K_MIN if kind == "min" else K.K_MAX]
+    reads = []
+    for cq in queries:
+        i = cq.elem_of_type[etype]
+        reads.append([rows[keys.index((kind, a))] if ei == i else -1 for kind, ei, a in cq.agg.specs])
+    return keys, rows, kinds, reads

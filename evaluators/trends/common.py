@@ -7,8 +7,8 @@ per query, window and group (:func:`result_rows`); engines must agree on them ex
 Aggregate state of a set of trends (HAMLET Section 2.1, computed incrementally as in GRETA): a list
 ``[count, acc_1, ..., acc_m]`` -- ``count`` the number of trends, one accumulator per distinct
 ``SUM``/``COUNT(v)`` (sums of value x count), ``MIN`` and ``MAX`` (least / greatest value); AVG is a
-sum divided by a count.  States add (:meth:`Aggregates.add`) and extend by one event
-(:meth:`Aggregates.extend`, GRETA's Equation 2 generalised from counts to these aggregates).
+sum divided by a count.  States add (:meth:`Aggregates.add`); the compiled engines extend them by an
+event (GRETA's Equation 2 generalised from counts to these aggregates, :func:`evaluators.trends.kernels.extend`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from fractions import Fraction
 from typing import Callable, Sequence
 
 from cep.conditions import Attr, Comparison, comparison_source
-from cep.trends import TrendQuery, number, output_value, pane_size
+from cep.trends import TrendQuery, output_value, pane_size
 
 INF = math.inf
 
@@ -42,26 +42,7 @@ def _filter_fn(conditions: Sequence[Comparison], required: Sequence[str], numeri
     return ns["f"]
 
 
-class AggregateSum:
-    """``a += b`` on aggregate states ``[count, entry per kind]``: counts and sums add, MIN and MAX
-    keep the extreme (``kinds``: "sum", "min" or "max" per entry)."""
-
-    kinds: list[str]
-
-    def add(self, a: list, b: list) -> None:
-        """a += b (in place)."""
-        a[0] += b[0]
-        for j, k in enumerate(self.kinds, 1):
-            if k == "sum":
-                a[j] += b[j]
-            elif k == "min":
-                if b[j] < a[j]:
-                    a[j] = b[j]
-            elif b[j] > a[j]:
-                a[j] = b[j]
-
-
-class Aggregates(AggregateSum):
+class Aggregates:
     """The accumulator layout of one query's RETURN clause and its arithmetic."""
 
     def __init__(self, q: TrendQuery) -> None:
@@ -103,23 +84,17 @@ class Aggregates(AggregateSum):
             z.append(0 if k == "sum" else (INF if k == "min" else -INF))
         return z
 
-    def extend(self, pred: list | None, start: int, elem: int, attrs: dict) -> list | None:
-        """The state of the trends ending at an event of element ``elem`` (Equations 1-2): the
-        predecessors' state ``pred`` extended by the event, plus ``start`` new trends; None if none."""
-        cnt = start + (pred[0] if pred is not None else 0)
-        if cnt == 0:
-            return None
-        new = [cnt] + (list(pred[1:]) if pred is not None else [0 if k == "sum" else (INF if k == "min" else -INF) for k in self.kinds])
-        for j, kind, attr in self.by_element.get(elem, ()):
-            v = 1 if attr is None else number(attrs[attr])
-            if kind == "sum":
-                new[j] += v * cnt
-            elif kind == "min":
-                if v < new[j]:
-                    new[j] = v
-            elif v > new[j]:
-                new[j] = v
-        return new
+    def add(self, a: list, b: list) -> None:
+        """a += b (in place): counts and sums add, MIN and MAX keep the extreme."""
+        a[0] += b[0]
+        for j, k in enumerate(self.kinds, 1):
+            if k == "sum":
+                a[j] += b[j]
+            elif k == "min":
+                if b[j] < a[j]:
+                    a[j] = b[j]
+            elif b[j] > a[j]:
+                a[j] = b[j]
 
     def values(self, state: list, group: tuple) -> list:
         out = []
@@ -184,18 +159,6 @@ class CompiledQuery:
         hi = sp // self.sigma
         return range(lo, hi + 1)
 
-    def empty_slots(self) -> list:
-        """Per pane slot (start pane mod L), the aggregate state of no trend: 0 for a COUNT(*)-only
-        query, None otherwise."""
-        return [0] * self.L if self.agg.count_only else [None] * self.L
-
-    def pred_elements(self, i: int) -> list[int]:
-        """pt(E, q) (Section 3.1) as element indices: the previous element, and itself if Kleene."""
-        out = [i - 1] if i > 0 else []
-        if self.kleene[i]:
-            out.append(i)
-        return out
-
 
 def compile_queries(queries: Sequence[TrendQuery]) -> tuple[Fraction, list[CompiledQuery]]:
     p = pane_size(queries)
@@ -222,20 +185,6 @@ class PaneClock:
         self.lo = math.nextafter(float(c * self.p), math.inf)
         self.hi = math.nextafter(float((c + 1) * self.p), -math.inf)
         return c
-
-
-def timestamp_groups(events) -> list[list]:
-    """The stream cut into runs of equal timestamps (events of one run are never each other's
-    predecessors: trends are strictly increasing in time)."""
-    groups: list[list] = []
-    last = None
-    for e in events:
-        if groups and e.ts == last:
-            groups[-1].append(e)
-        else:
-            groups.append([e])
-            last = e.ts
-    return groups
 
 
 @dataclass
@@ -285,6 +234,22 @@ def add_result(cq: CompiledQuery, states: dict, group: tuple, sp: int, ep: int, 
             agg.add(cur, state)
         else:
             cur[0] += state
+
+
+def kernel_latencies(cycles, kernel_s: float, elapsed: float, decided=None) -> list[float]:
+    """Per timestamp group, milliseconds: the compiled kernels' cycles on it at the run's own seconds per
+    cycle (``kernel_s`` over all cycles), the seconds ``decided`` there (HAMLET's sharing decisions), and an
+    equal share of the rest of the run (building tables, decoding results; all kernel time too when no
+    cycles were counted, :data:`evaluators.trends.kernels.HAS_CYCLES`)."""
+    n = len(cycles)
+    total = int(cycles.sum())
+    own = float(decided.sum()) if decided is not None else 0.0
+    per_cycle = kernel_s / total if total else 0.0
+    rest = max(elapsed - own - (kernel_s if total else 0.0), 0.0) / max(n, 1)
+    lat = cycles * per_cycle + rest
+    if decided is not None:
+        lat = lat + decided
+    return (lat * 1000.0).tolist()
 
 
 class Clock:

@@ -13,14 +13,33 @@ it is complete (an event of another type, or a new pane) and then becomes one gr
 the queries the sharing policy chooses for it (static: all of them; dynamic: the optimizer of
 :mod:`algorithms.trends`, injected as a policy), and non-shared for the others.
 
-**Shared graphlets** (Algorithm 1, lines 7-20; Definitions 3.9, 3.11).  A graphlet shared by some
-queries propagates each event's count once for all of them, as coefficients of snapshots
-(:mod:`evaluators.trends.graphlets`); the executor gives it each query's count at the graphlet's
-start (Equation 5) and commits each query's total at the end.
+**Shared graphlets** (Algorithm 1, lines 7-20; Definitions 3.9, 3.11; Tables 3-5;
+:func:`evaluators.trends.kernels._share`).  A shared graphlet starts with a graphlet-level snapshot
+``x`` whose value per query is that query's intermediate count at the graphlet's start (Equation 5: the
+start term plus the sums of its predecessor types, previous graphlets of ``E`` included).  Each event's
+count is a map snapshot -> coefficient, propagated once for all sharing queries (Table 3: x, 2x, 4x,
+8x).  An event matched by only some of the sharing queries (their predicates differ) gets an event-level
+snapshot ``z``: its value per query is that query's count of the event (zero where the query does not
+match it), and later events propagate ``z`` (so the snapshot sits at the unmatched event, not at each
+later event whose predecessor sets differ only by it: see
+tests/trends/test_engines.py::test_table_5_snapshot_values).  At the end of the graphlet each query's sum
+is evaluated from the snapshot values, which is also where a split (the snapshot replaced by its
+per-query value, Section 4.2) or a later merge (a new snapshot that consolidates the per-query sums)
+happen.  Within a graphlet the coefficient of an event is kept as a running sum over the earlier
+events, so each event costs one update per snapshot in play.  A coefficient is the count of paths for
+COUNT(*), a short tuple for the other aggregates (:mod:`evaluators.trends.coefficients`).
 
 **Non-shared** events (types that are not shared, queries outside the sharing set) follow
 Equations 1-3 per query with running sums per predecessor edge.  Panes (the gcd of windows and
 slides) bound every graphlet; aggregates are kept per pane a trend may start in, as in GRETA.
+
+**Execution** (:mod:`evaluators.trends.kernels`).  The per-event loop is compiled, its state in arrays
+(:mod:`evaluators.trends.tables`: one row per template and event, partitions, the predicates each row
+satisfies; exact numbers as rows of limbs).  Where a burst ends, how long it is and what the policy sees
+of it depend on the stream alone, never on the counts, so a run is three steps: the kernel *scans* the
+rows for the bursts, the policy decides each (in Python, timed as ``decision_seconds``), and the kernel
+*executes* with the decisions.  A timestamp's latency is the kernels' time on its events, the decisions
+made at it, and an equal share of the run's batch work (building the tables, decoding the results).
 
 **State meter** (``meter=True``; HAMLET Figure 12 compares the memory of dynamic and static sharing).
 The executor's state is its running-sum vectors per partition, query and predecessor edge; the burst
@@ -42,9 +61,14 @@ import time
 from dataclasses import dataclass
 from typing import Protocol, Sequence
 
+import numpy as np
+
+import evaluators.trends.kernels as K
 from cep.trends import TrendQuery
-from evaluators.trends.common import Clock, PaneClock, TrendResult, add_result, compile_queries, timestamp_groups
-from evaluators.trends.graphlets import propagate_aggregates, propagate_counts
+from evaluators.trends.coefficients import coefficient_keys
+from evaluators.trends.common import Clock, TrendResult, compile_queries, kernel_latencies
+from evaluators.trends.tables import (StreamTables, WorkloadTables, decode_results, decode_rows, entry_value, limbs_for,
+                                      state_values, stream_tables)
 
 #: bytes per number or reference the state meter counts (see the module docstring)
 WORD_BYTES = 8
@@ -73,7 +97,7 @@ class BurstInfo:
 def burst_keys(cands, etype: str) -> tuple[frozenset, ...] | None:
     """Per candidate query, its aggregate entries beside the count: ``(True, kind, attr)`` for one of
     the shared type ``etype`` (entries of the graphlet's tuple coefficients, shared by the queries
-    that have the same, :class:`~evaluators.trends.coefficients.GraphletAlgebra`) and ``(False, kind,
+    that have the same, :mod:`evaluators.trends.coefficients`) and ``(False, kind,
     element, attr)`` for another element's; None if every candidate is COUNT(*)-only."""
     if all(cq.agg.count_only for cq in cands):
         return None
@@ -110,68 +134,6 @@ class NoSharing:
         return frozenset()
 
 
-class _QState:
-    """Per query and partition: one running-sum vector per predecessor edge (slot = pane mod L)."""
-
-    __slots__ = ("vs",)
-
-    def __init__(self) -> None:
-        self.vs: dict = {}
-
-
-class _Part:
-    """One partition of a template: its pane, the burst being buffered, its queries' running sums."""
-
-    __slots__ = ("tpl", "pane", "run_type", "run", "qs", "n", "since", "words")
-
-    def __init__(self, tpl: "_Template") -> None:
-        self.tpl = tpl
-        self.pane = None
-        self.run_type = None
-        self.run: list = []
-        self.qs: dict[int, _QState] = {}
-        self.n = 0  # events of the partition in the current pane window (for the benefit model)
-        self.since = 0  # events since the last burst of the shareable type
-        self.words = 0  # numbers in the running-sum vectors of its queries (the state meter)
-
-
-class _Template:
-    """A set of queries with the same partition attributes (one merged template)."""
-
-    def __init__(self, compiled) -> None:
-        self.queries = compiled
-        self.types = set()
-        for cq in compiled:
-            self.types.update(cq.types)
-            self.types.update(cq.negs_of_type)
-        kle: dict[str, list] = {}
-        for cq in compiled:
-            for i, t in enumerate(cq.types):
-                if cq.kleene[i]:
-                    kle.setdefault(t, []).append(cq)
-        self.shareable = {t: qs for t, qs in kle.items() if len(qs) >= 2}
-        self.keys = {t: burst_keys(qs, t) for t, qs in self.shareable.items()}  # for the benefit model
-        # candidates' filters on the shared type, grouped into classes of identical predicates (an
-        # aggregated attribute of the type is part of the filter: it must be a number)
-        self.classes: dict[str, list[tuple]] = {}
-        for t, qs in self.shareable.items():
-            by_conds: dict = {}
-            for j, cq in enumerate(qs):
-                i = cq.elem_of_type[t]
-                key = (cq.query.elements[i].conditions, tuple(sorted(set(cq.agg.required.get(i, [])))))
-                if key not in by_conds:
-                    by_conds[key] = (cq.filters[i], 0)
-                f, m = by_conds[key]
-                by_conds[key] = (f, m | (1 << j))
-            self.classes[t] = list(by_conds.values())
-        self.parts: dict = {}
-        self.by_type: dict[str, list] = {}
-        for cq in compiled:
-            for t in set(cq.types) | set(cq.negs_of_type):
-                self.by_type.setdefault(t, []).append(cq)
-        self.partition_attributes = compiled[0].query.partition_attributes
-
-
 class HamletExecutor:
     """Runs a workload over a stream with a sharing policy; see the module docstring."""
 
@@ -181,299 +143,185 @@ class HamletExecutor:
         self.policy = policy if policy is not None else StaticSharing()
         self.name = name or getattr(self.policy, "name", "hamlet")
         self.pane, self.compiled = compile_queries(self.queries)
-        groups: dict = {}
-        for cq in self.compiled:
-            groups.setdefault(cq.query.partition_attributes, []).append(cq)
-        self.templates = [_Template(qs) for qs in groups.values()]
-        self.states: list[dict] = [dict() for _ in self.compiled]
-        self.snapshots = 0
-        self.graphlets = 0
-        self.shared_graphlets = 0
-        self.decisions = 0
-        self.decision_seconds = 0.0
+        self.tables = WorkloadTables(self.compiled)
+        wt = self.tables
+        #: per shareable type of a template: (type, candidates, t, keys) as the policy sees them
+        self.shareable = []
+        for si, t in enumerate(wt.si_type):
+            cands = [self.compiled[q] for q in wt.si_cand[wt.si_ptr[si]:wt.si_ptr[si + 1]]]
+            self.shareable.append((t, tuple(cq.index for cq in cands), max(len(cq.types) for cq in cands), burst_keys(cands, t)))
         self.trace: list | None = None  # set to [] to record shared graphlets (tests: Tables 3-5)
         self.meter = meter
-        self.peak_words = 0
         # one non-shared graphlet's vectors (total, run, pend) of the widest query: held while it is computed
         self._nonshared_words = max((3 * cq.L * _width(cq) for cq in self.compiled), default=0)
+        _load_kernels()
 
-    # ---- driver -----------------------------------------------------------------------------------
     def run(self, stream) -> TrendResult:
-        """Run over ``stream``: per timestamp group, per template, the events of each partition
-        (:meth:`_route`); at the end the bursts still buffered.  A group's latency is the time from
-        taking it to having processed it."""
+        """Run over ``stream`` (module docstring: scan, decide, execute)."""
         clock = Clock()
         events = list(stream)
-        lat: list[float] = []
-        clock_pane = PaneClock(self.pane)
-        for group in timestamp_groups(events):
-            t0 = time.perf_counter()
-            cur = clock_pane(group[0].ts)
-            for tpl in self.templates:
-                attrs = tpl.partition_attributes
-                by_part: dict = {}
-                for e in group:
-                    if e.type in tpl.types:
-                        a = e.attrs
-                        try:
-                            key = tuple(a[x] for x in attrs)
-                        except KeyError:
-                            continue
-                        by_part.setdefault(key, []).append(e)
-                for key, evs in by_part.items():
-                    self._route(tpl, key, evs, cur)
-            lat.append((time.perf_counter() - t0) * 1000.0)
-        t0 = time.perf_counter()
-        for tpl in self.templates:
-            for key, part in tpl.parts.items():
-                if part.run:
-                    self._flush(part, key)
-        if lat:
-            lat[-1] += (time.perf_counter() - t0) * 1000.0
+        tabs = stream_tables(self.tables, events, self.pane)
+        limbs = limbs_for(tabs.bound_bits)
+        while True:
+            try:
+                out = self._run(tabs, limbs, events)
+                break
+            except OverflowError:  # the bound was too small (never expected): more room, same results
+                limbs *= 2
+        stats, cycles, decided, kernel_s, states, trace = out
+        if self.trace is not None:
+            self.trace.extend(trace)
         elapsed = clock.elapsed()
-        if self.meter:
-            self._held(0)
-        res = TrendResult(self.queries, self.compiled, self.states, self.name, len(events), elapsed,
-                          peak_memory_bytes=WORD_BYTES * self.peak_words if self.meter else None)
-        res.latencies_ms = lat
-        res.snapshots = self.snapshots
-        res.extra.update(graphlets=self.graphlets, shared_graphlets=self.shared_graphlets, decisions=self.decisions,
-                         decision_seconds=self.decision_seconds)
+        res = TrendResult(self.queries, self.compiled, states, self.name, len(events), elapsed,
+                          peak_memory_bytes=WORD_BYTES * int(stats[K.S_PEAK]) if self.meter else None)
+        res.latencies_ms = kernel_latencies(cycles, kernel_s, elapsed, decided)
+        res.snapshots = int(stats[K.S_SNAPSHOTS])
+        res.extra.update(graphlets=int(stats[K.S_GRAPHLETS]), shared_graphlets=int(stats[K.S_SHARED]),
+                         decisions=int(stats[K.S_DECISIONS]), decision_seconds=float(decided.sum()))
         return res
 
-    def _route(self, tpl: _Template, key, evs: list, cur: int) -> None:
-        """A partition's events of one timestamp, in pane ``cur``: events of one shareable type extend
-        the partition's burst (Definition 4.1); anything else ends the burst and is processed at once
-        (:meth:`_generic`)."""
-        part = tpl.parts.get(key)
-        if part is None:
-            part = tpl.parts[key] = _Part(tpl)
-        if part.pane != cur:
-            self._advance(part, key, cur)
-        t = evs[0].type
-        single = all(e.type == t for e in evs)
-        if single and t in tpl.shareable:
-            if part.run_type != t and part.run:
-                self._flush(part, key)
-            part.run_type = t
-            part.run.extend(evs)
-        else:
-            if part.run:
-                self._flush(part, key)
-            self._generic(tpl, part, key, evs, cur)
-            other = sum(1 for e in evs if e.type not in tpl.shareable)
-            part.n += other
-            part.since += other
-
-    def _advance(self, part: _Part, key, cur: int) -> None:
-        """A partition enters pane ``cur``: its burst is complete (panes bound every graphlet), and
-        the slots of the panes no window holding ``cur`` starts in are emptied (slot = start pane mod L)."""
-        if part.run:
-            self._flush(part, key)
-        old = part.pane
-        if old is not None:
-            for qi, st in part.qs.items():
-                cq = self.compiled[qi]
-                L = cq.L
-                if cur - old >= L:
-                    dead = range(L)
-                else:
-                    dead = [sp % L for sp in range(old - L + 1, cur - L + 1)]
-                z = 0 if cq.agg.count_only else None
-                for v in st.vs.values():
-                    for sl in dead:
-                        v[sl] = z
-        part.pane = cur
-        part.n = 0
-
-    # ---- a timestamp group with several types: nothing in it precedes anything else in it ---------
-    def _generic(self, tpl: _Template, part: _Part, key, events: list, cur: int) -> None:
-        """Every event is computed against the state before the group, then all are committed; the
-        events of a shareable type form a burst of their own (an event of another type ends it)."""
-        defer: list = []
-        kills: list = []
-        bursts: dict[str, list] = {}
-        for e in events:
-            if e.type in tpl.shareable:
-                bursts.setdefault(e.type, []).append(e)
-                continue
-            for cq in tpl.by_type.get(e.type, ()):
-                i = cq.elem_of_type.get(e.type)
-                if i is not None and cq.filters[i](e.attrs):
-                    self._nonshared(part, key, cq, i, [e], cur, defer)
-                    self.graphlets += 1
-                for after, f in cq.negs_of_type.get(e.type, ()):
-                    if f(e.attrs):
-                        kills.append((cq, after))
-        for etype, evs in bursts.items():
-            self._burst(tpl, part, key, etype, evs, cur, defer, kills)
-        self._apply(part, key, defer, kills, cur)
-
-    def _apply(self, part: _Part, key, defer: list, kills: list, cur: int) -> None:
-        """Commit what a group or a burst computed: first the negations its events satisfy (each
-        empties the edge it guards), then each element's summed vector (:meth:`_commit`)."""
-        for cq, after in kills:
-            st = part.qs.get(cq.index)
-            if st is not None and (after, after + 1) in st.vs:
-                st.vs[(after, after + 1)] = cq.empty_slots()
-        for cq, i, total in defer:
-            self._commit(part, key, cq, i, total, cur)
-
-    # ---- a complete burst of a shareable type -----------------------------------------------------
-    def _flush(self, part: _Part, key) -> None:
-        """The partition's buffered burst is complete: compute it (:meth:`_burst`) and commit it."""
-        events, etype = part.run, part.run_type
-        part.run, part.run_type = [], None
-        if not events:
-            return
-        defer: list = []
-        kills: list = []
-        self._burst(part.tpl, part, key, etype, events, part.pane, defer, kills)
-        self._apply(part, key, defer, kills, part.pane)
-
-    def _burst(self, tpl: _Template, part: _Part, key, etype: str, events: list, cur: int, defer: list,
-               kills: list) -> None:
-        """One complete burst: the policy decides which candidates share its graphlet (Section 4.2),
-        the other queries get graphlets of their own; commits go to ``defer``."""
-        cands = tpl.shareable[etype]
-        masks = _burst_masks(tpl.classes[etype], events)
-        if self.meter:
-            self._held(2 * len(events) + self._nonshared_words)
-        info = BurstInfo(etype, tuple(cq.index for cq in cands), masks, len(events), part.n + len(events), part.since,
-                         max(len(cq.types) for cq in cands), tpl.keys[etype])
-        chosen = self._decide(info)
-        part.n += len(events)
-        part.since = 0
-        shared = [cands[j] for j in sorted(chosen)] if len(chosen) >= 2 else []
-        self._outside_sharing(tpl, part, key, etype, events, {cq.index for cq in shared}, cur, defer, kills)
-        if shared:
-            self._share(part, shared, sorted(chosen), events, masks, cur, defer)
-
-    def _decide(self, info: BurstInfo) -> frozenset[int]:
-        """The sharing policy's decision about a burst, timed and counted."""
+    # ---- one run at a given row width ----------------------------------------------------------------
+    def _run(self, tabs: StreamTables, limbs: int, events):
+        wt = self.tables
+        width1 = limbs + 1
+        P = len(tabs.part_tpl)
+        nr = len(tabs.r_ev)
+        ST = (tabs.r_ev, tabs.r_ts, tabs.r_pane, tabs.r_type, tabs.hit, tabs.neg_ptr, tabs.neg_q, tabs.neg_after,
+              tabs.r_vidx, tabs.r_vsign, tabs.r_vrank, tabs.value_rows(width1))
+        part_roff = np.concatenate(([0], np.cumsum(tabs.part_rows)[:-1])).astype(np.int64) if P else np.zeros(0, np.int64)
+        nq_of = np.diff(wt.tpl_qptr)
+        part_eoff = np.concatenate(([0], np.cumsum(nq_of[tabs.part_tpl] * wt.EMAX)[:-1])).astype(np.int64) if P else np.zeros(0, np.int64)
+        n_edges = int((nq_of[tabs.part_tpl] * wt.EMAX).sum()) if P else 0
+        TP = (tabs.part_tpl, np.arange(P, dtype=np.int64), part_eoff, part_roff, wt.bt_ptr, wt.bt_q, wt.si_of, wt.si_ptr,
+              wt.si_cand, wt.si_CR, wt.si_ckind, wt.si_nkeys, wt.si_key_kind, wt.si_key_attr, wt.si_key_row, wt.si_reads,
+              wt.NT, wt.EMAX, max(P, 1), wt.tpl_qptr, wt.tpl_q)
+        SEG = (tabs.seg_lo, tabs.seg_hi, tabs.seg_part, tabs.seg_group)
+        cycles = np.zeros(tabs.groups, np.int64)
+        cap = nr + 1
+        B = (np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap + 1, np.int64), np.zeros(cap, np.int64),
+             np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int64),
+             np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(1, np.int64))
         t0 = time.perf_counter()
-        chosen = self.policy.decide(info)
-        self.decision_seconds += time.perf_counter() - t0
-        self.decisions += 1
-        return chosen
+        A = self._arrays(P, nr, n_edges, cycles, width1)
+        K.hamlet_kernel(K.SCAN, wt.Q, TP, ST, A, B, SEG, self._nonshared_words, width1, False)
+        kernel_s = time.perf_counter() - t0
+        nb = int(A[7][K.S_BURSTS])
+        ch_ptr, ch_c, psnap, decided = self._decide(tabs, B, nb)
+        B = B[:7] + (ch_ptr, ch_c, psnap)
+        t0 = time.perf_counter()
+        A = self._arrays(P, nr, n_edges, cycles, width1)
+        keys, rows, hdr, trows = K.hamlet_kernel(K.EXEC, wt.Q, TP, ST, A, B, SEG, self._nonshared_words, width1,
+                                                 self.trace is not None)
+        kernel_s += time.perf_counter() - t0
+        states = decode_results(wt, tabs, keys, rows)
+        trace = self._trace(tabs, hdr, trows, B, events) if self.trace is not None else []
+        return A[7], cycles, decided, kernel_s, states, trace
 
-    def _outside_sharing(self, tpl: _Template, part: _Part, key, etype: str, events: list, shared_ids: set,
-                         cur: int, defer: list, kills: list) -> None:
-        """A burst for the queries that do not share it: each one a graphlet of its own over the
-        events it matches (Equations 1-3), and the negations the burst's events satisfy."""
-        for cq in tpl.by_type.get(etype, ()):
-            i = cq.elem_of_type.get(etype)
-            if i is not None and cq.index not in shared_ids:
-                mine = [e for e in events if cq.filters[i](e.attrs)]
-                if mine:
-                    self._nonshared(part, key, cq, i, mine, cur, defer)
-                    self.graphlets += 1
-            for after, f in cq.negs_of_type.get(etype, ()):
-                if any(f(e.attrs) for e in events):
-                    kills.append((cq, after))
+    def _arrays(self, P: int, nr: int, n_edges: int, cycles, width1: int):
+        """The kernel's state arrays (the tuple ``A`` of :mod:`evaluators.trends.kernels`)."""
+        one = np.zeros(width1, np.uint32)
+        one[0] = one[1] = 1
+        return (np.full(P, K.NO_PANE, np.int64), np.zeros(P, np.int64), np.zeros(P, np.int64), np.full(P, -1, np.int64),
+                np.zeros(P, np.int64), np.zeros(max(nr, 1), np.int64), np.full(max(n_edges, 1), -1, np.int64),
+                np.zeros(K.N_STATS, np.int64), np.zeros(max(nr, 1), np.int64), np.zeros(len(self.compiled), np.bool_),
+                np.zeros(self.tables.NT, np.int64), cycles, one)
 
-    def _share(self, part: _Part, shared: list, bits: list, events: list, masks: list, cur: int, defer: list) -> None:
-        """One graphlet shared by the queries ``shared`` (Algorithm 1, lines 7-20): its graphlet-level
-        snapshot is each query's count at the graphlet's start (Equation 5); the propagation is
-        :func:`~evaluators.trends.graphlets.propagate_counts` when every query is COUNT(*)-only,
-        :func:`~evaluators.trends.graphlets.propagate_aggregates` otherwise; each query's total goes
-        to ``defer``."""
-        self.graphlets += 1
-        self.shared_graphlets += 1
-        sel = 0
-        for b in bits:
-            sel |= 1 << b
-        etype = events[0].type
-        start = {cq.index: _incoming(part, cq, cq.elem_of_type[etype], cur) for cq in shared}
-        propagate = propagate_counts if all(cq.agg.count_only for cq in shared) else propagate_aggregates
-        g = propagate(shared, bits, sel, events, masks, start, self.trace is not None)
-        self.snapshots += len(g.values)
-        if self.meter:
-            per_snapshot = sum(cq.L * _width(cq) for cq in shared) + _coefficient_width(shared, etype)
-            self._held(2 * len(events) + len(g.values) * per_snapshot)
-        for cq, total in zip(shared, g.totals):
-            defer.append((cq, cq.elem_of_type[etype], total))
-        if self.trace is not None:
-            self.trace.append({"type": etype, "queries": [cq.index for cq in shared], "coefficients": g.coefficients,
-                               "snapshots": [{q: [x if x is None or isinstance(x, int) else list(x) for x in v]
-                                              for q, v in val.items()} for val in g.values]})
+    def _decide(self, tabs: StreamTables, B, nb: int):
+        """The policy's decision on each scanned burst: the chosen candidates (local indices, only when two
+        or more), the state meter's words per snapshot of the chosen set, and each decision's seconds
+        added to the timestamp group where the burst completed."""
+        wt = self.tables
+        b_part, b_type, b_ptr, b_rows, b_n, b_g, b_group = B[:7]
+        ch_ptr = np.zeros(nb + 1, np.int64)
+        ch: list[int] = []
+        psnap = np.zeros(max(nb, 1), np.int64)
+        decided = np.zeros(tabs.groups, np.float64)
+        masks_of = _row_masks(wt, tabs)
+        cache: dict = {}
+        b_part, b_type, b_n, b_g, b_group, b_ptr = (x.tolist() for x in (b_part[:nb], b_type[:nb], b_n[:nb], b_g[:nb], b_group[:nb], b_ptr[:nb + 1]))
+        part_tpl = tabs.part_tpl.tolist()
+        for bi in range(nb):
+            si = int(wt.si_of[part_tpl[b_part[bi]], b_type[bi]])
+            etype, cands, t, keys = self.shareable[si]
+            rows = b_rows[b_ptr[bi]:b_ptr[bi + 1]]
+            info = BurstInfo(etype, cands, masks_of[si](rows), len(rows), b_n[bi], b_g[bi], t, keys)
+            t0 = time.perf_counter()
+            chosen = self.policy.decide(info)
+            decided[b_group[bi]] += time.perf_counter() - t0
+            picked = sorted(chosen) if len(chosen) >= 2 else []
+            ch.extend(picked)
+            ch_ptr[bi + 1] = len(ch)
+            key = (si, tuple(picked))
+            w = cache.get(key)
+            if w is None:
+                shared = [self.compiled[cands[j]] for j in picked]
+                w = cache[key] = sum(cq.L * _width(cq) for cq in shared) + _coefficient_width(shared, etype)
+            psnap[bi] = w
+        return ch_ptr, np.array(ch, np.int64), psnap, decided
 
-    def _held(self, transient: int) -> None:
-        """The state meter: the running-sum vectors of every partition plus ``transient`` words held
-        beside them now; keeps the peak."""
-        words = transient + sum(part.words for tpl in self.templates for part in tpl.parts.values())
-        if words > self.peak_words:
-            self.peak_words = words
-
-    # ---- non-shared online aggregation of one element's events for one query ---------------------
-    def _nonshared(self, part: _Part, key, cq, i: int, events: list, cur: int, defer: list | None) -> None:
-        """Equations 1-3 with running sums: events all of element i, in timestamp order."""
-        agg = cq.agg
-        base = _incoming(part, cq, i, cur)
-        kleene = cq.kleene[i]
-        L = cq.L
-        if agg.count_only:
-            total = [0] * L
-            run = [0] * L  # sum of this element's earlier events in the batch (Kleene self edges)
-            last_ts = None
-            pend = [0] * L
-            for e in events:
-                if kleene and e.ts != last_ts:
-                    if last_ts is not None:
-                        for sl in range(L):
-                            run[sl] += pend[sl]
-                        pend = [0] * L
-                    last_ts = e.ts
-                for sl in range(L):
-                    c = base[sl] + run[sl]
-                    pend[sl] += c
-                    total[sl] += c
-        else:
-            total = [None] * L
-            run = [None] * L
-            pend = [None] * L
-            last_ts = None
-            for e in events:
-                if kleene and e.ts != last_ts:
-                    if last_ts is not None:
-                        _add_vec(agg, run, pend)
-                        pend = [None] * L
-                    last_ts = e.ts
-                for sl in range(L):
-                    p = _sum_states(agg, base[sl], run[sl])
-                    s = agg.extend(p, 0, i, e.attrs) if p is not None else None
-                    if s is not None:
-                        pend[sl] = s if pend[sl] is None else _added(agg, pend[sl], s)
-                        total[sl] = list(s) if total[sl] is None else _added(agg, total[sl], s)
-        if defer is not None:
-            defer.append((cq, i, total))
-        else:
-            self._commit(part, key, cq, i, total, cur)
-
-    def _commit(self, part: _Part, key, cq, i: int, total: list, cur: int) -> None:
-        """Add an element's new events (their summed vector) to its successor edges and results."""
-        agg = cq.agg
-        succ = []
-        if cq.kleene[i]:
-            succ.append((i, i))
-        if i + 1 < len(cq.types):
-            succ.append((i, i + 1))
-        for edge in succ:
-            v = _edge_vector(part, cq, edge)
-            if agg.count_only:
-                for sl, x in enumerate(total):
-                    if x:
-                        v[sl] += x
+    def _trace(self, tabs: StreamTables, hdr: np.ndarray, trows: np.ndarray, B, events) -> list[dict]:
+        """The shared graphlets (module docstring), in the format of the tests of Tables 3-5: per graphlet its type, its queries, per event its coefficients and per
+        snapshot its value per query and pane slot."""
+        wt = self.tables
+        graphs: dict[int, dict] = {}
+        layout: dict[int, tuple] = {}
+        out = []
+        o = 0
+        for h in hdr.tolist():
+            kind, gid = h[0], h[1]
+            rows = trows[o:o + h[6]]
+            o += h[6]
+            if kind == 2:
+                bi = h[2]
+                si = int(wt.si_of[tabs.part_tpl[B[0][bi]], B[1][bi]])
+                cands = self.shareable[si][1]
+                chosen = [cands[j] for j in B[8][B[7][bi]:B[7][bi + 1]]]
+                etype = wt.si_type[si]
+                keys = coefficient_keys([self.compiled[q] for q in chosen], etype)
+                layout[gid] = (si, chosen, all(self.compiled[q].agg.count_only for q in chosen), keys)
+                graphs[gid] = {"type": etype, "queries": chosen, "coefficients": [], "snapshots": []}
+                out.append(graphs[gid])
+                continue
+            si, chosen, count_only, keys = layout[gid]
+            g = graphs[gid]
+            if kind == 0:
+                c = _coefficient_value(wt, tabs, si, keys, rows)
+                coef = c[0] if count_only else c
+                pos = events[h[2]].pos
+                if g["coefficients"] and g["coefficients"][-1][0] == pos and h[3] not in g["coefficients"][-1][1]:
+                    g["coefficients"][-1][1][h[3]] = coef
+                else:
+                    g["coefficients"].append((pos, {h[3]: coef}))
             else:
-                _add_vec(agg, v, total)
-        if i == len(cq.types) - 1:
-            grp = cq.group_of(key)
-            L = cq.L
-            st = self.states[cq.index]
-            for sl, x in enumerate(total):
-                if x:
-                    sp = cur - ((cur - sl) % L)
-                    add_result(cq, st, grp, sp, cur, x)
+                s, kk, sl = h[2], h[3], h[4]
+                q = chosen[kk]
+                while len(g["snapshots"]) <= s:
+                    g["snapshots"].append({})
+                vec = g["snapshots"][s].setdefault(q, [None] * self.compiled[q].L)
+                st = state_values(wt, tabs, q, decode_rows(rows), rows)
+                vec[sl] = (st[0] if st is not None else 0) if self.compiled[q].agg.count_only else st
+        return out
+
+
+_LOADED = False
+
+
+def _load_kernels() -> None:
+    """Load (or, the first time on a machine, compile) the kernels once per process, on a tiny run, so that
+    no timed run pays for it (:mod:`evaluators.trends.kernels`; ``bench hamlet`` prints what it costs)."""
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    from cep.events import Event, EventStream
+    from cep.parser import parse_patterns
+
+    qs = parse_patterns("RETURN COUNT(*), SUM(b.x), MIN(b.x) PATTERN SEQ(A a, B b+) WHERE b.x > 0 WITHIN 4 seconds\n"
+                        "RETURN COUNT(*) PATTERN SEQ(C c, B b+, NOT(D d), E e) WITHIN 4 seconds")
+    s = EventStream([Event(t, float(i // 2), {"x": i % 3}) for i, t in enumerate("ACBBBDBEAB")])
+    ex = HamletExecutor(qs)
+    ex.trace = []
+    ex.run(s)
 
 
 def run_hamlet(queries: Sequence[TrendQuery], stream, *, policy: SharingPolicy | None = None, name: str | None = None,
@@ -489,97 +337,31 @@ def _width(cq) -> int:
 
 def _coefficient_width(shared, etype: str) -> int:
     """Numbers in a shared graphlet's coefficient: the count and one entry per distinct (kind, attribute)
-    the sharing queries aggregate on ``etype`` (:class:`~evaluators.trends.coefficients.GraphletAlgebra`)."""
-    keys = {(kind, attr) for cq in shared for kind, ei, attr in cq.agg.specs if ei == cq.elem_of_type[etype]}
-    return 1 + len(keys)
+    the sharing queries aggregate on ``etype`` (:func:`~evaluators.trends.coefficients.coefficient_keys`)."""
+    return 1 + len(coefficient_keys(shared, etype))
 
 
-def _burst_masks(classes: list[tuple], events: list) -> list[int]:
-    """Per event of a burst, the bit set of the candidate queries that match it (``classes``: the
-    candidates' filters grouped by identical predicates, each with the bits of its queries)."""
-    if len(classes) == 1:
-        f, m = classes[0]
-        return [m if f(e.attrs) else 0 for e in events]
-    masks = []
-    for e in events:
-        m = 0
-        for f, cm in classes:
-            if f(e.attrs):
-                m |= cm
-        masks.append(m)
-    return masks
-
-
-# ---- vectors per query and partition (slot = start pane mod L) -------------------------------------
-def _edge_vector(part: _Part, cq, edge) -> list:
-    """The running-sum vector of query ``cq`` on predecessor edge ``edge`` (created empty)."""
-    st = part.qs.get(cq.index)
-    if st is None:
-        st = part.qs[cq.index] = _QState()
-    v = st.vs.get(edge)
-    if v is None:
-        v = st.vs[edge] = cq.empty_slots()
-        part.words += cq.L * _width(cq)
-    return v
-
-
-def _incoming(part: _Part, cq, i: int, cur: int) -> list:
-    """Sum of the predecessor-edge vectors into element i, plus the start term (Eq. 1)."""
-    out = None
-    st = part.qs.get(cq.index)
-    for src in cq.pred_elements(i):
-        v = st.vs.get((src, i)) if st is not None else None
-        if v is None:
-            continue
-        if out is None:
-            out = list(v) if cq.agg.count_only else [None if x is None else list(x) for x in v]
-        elif cq.agg.count_only:
-            for sl, x in enumerate(v):
-                out[sl] += x
+def _row_masks(wt: WorkloadTables, tabs: StreamTables) -> list:
+    """Per shareable type, a function from a burst's rows to their masks (bit j: candidate j matches the
+    event), the bits computed once for every row of the type."""
+    out = []
+    for si in range(len(wt.si_type)):
+        cands = wt.si_cand[wt.si_ptr[si]:wt.si_ptr[si + 1]]
+        sub = tabs.hit[:, cands]
+        if len(cands) <= 62:
+            vals = sub.astype(np.int64) @ (np.int64(1) << np.arange(len(cands), dtype=np.int64))
+            out.append(lambda rows, v=vals: v[rows].tolist())
         else:
-            _add_vec(cq.agg, out, v)
-    if out is None:
-        out = cq.empty_slots()
-    if i == 0:
-        sl = cur % cq.L
-        if cq.agg.count_only:
-            out[sl] += 1
-        else:
-            out[sl] = _plus_start(cq.agg, out[sl])
+            pats, inv = np.unique(sub, axis=0, return_inverse=True)
+            ints = np.array([int.from_bytes(np.packbits(p, bitorder="little").tobytes(), "little") for p in pats], dtype=object)
+            per_row = ints[inv.reshape(-1)]
+            out.append(lambda rows, v=per_row: v[rows].tolist())
     return out
 
 
-# ---- aggregate-state helpers (general RETURN clauses; COUNT(*) uses plain ints) ----------------------
-def _add_vec(agg, a: list, b: list) -> None:
-    for sl, x in enumerate(b):
-        if x is None:
-            continue
-        if a[sl] is None:
-            a[sl] = list(x)
-        else:
-            agg.add(a[sl], x)
-
-
-def _added(agg, a: list, b: list) -> list:
-    agg.add(a, b)
-    return a
-
-
-def _sum_states(agg, a, b):
-    if a is None:
-        return b
-    if b is None:
-        return a
-    out = list(a)
-    agg.add(out, b)
-    return out
-
-
-def _plus_start(agg, state):
-    z = agg.zero()
-    z[0] = 1
-    if state is None:
-        return z
-    out = list(state)
-    agg.add(out, z)
-    return out
+def _coefficient_value(wt: WorkloadTables, tabs: StreamTables, si: int, keys: list, rows) -> list:
+    """A coefficient of shared graphlet layout ``si`` restricted to the chosen set's ``keys``."""
+    ints = decode_rows(rows)
+    union = wt.si_keys[si]
+    return [ints[0]] + [entry_value(tabs, kind, a, ints, rows, int(wt.si_key_row[si, union.index((kind, a))]), wt.attr_index)
+                        for kind, a in keys]

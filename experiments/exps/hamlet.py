@@ -26,6 +26,11 @@ caps (``max_trends``, ``sharon_max_work``), GRETA under ``greta_max_work`` where
 scale=standard: the paper's GRETA fails at 40K events per minute), and a capped cell is a result (status
 ``capped: ...``), not a failure.
 
+HAMLET's dynamic optimizer decides with ``exp.benefit_model`` (:data:`algorithms.trends.BENEFIT_MODELS`:
+``equation7``, the default, is Equation 7 as published; ``tuple-width`` also charges the widths of
+aggregate tuples), recorded in the ``params`` of every ``hamlet`` cell (``benefit_model``; rows from before
+the option have none and ran ``tuple-width``).
+
 Rows: ``algorithm`` is the engine; ``x_name``/``x_value`` the swept parameter (``events_per_minute``
 or ``queries``); ``plan`` a digest of the cell's exact results, so ``verify`` sees any change in
 what was computed; metrics ``throughput_eps``, ``latency_ms`` (mean per timestamp), ``latency_p95_ms``,
@@ -48,6 +53,7 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
+from algorithms.trends import BENEFIT_MODELS, DEFAULT_BENEFIT_MODEL
 from cep.errors import ConfigError
 from cep.io_utils import exact_integers
 from cep.parser import parse_patterns
@@ -82,6 +88,7 @@ def build_specs(cfg: DictConfig) -> list[dict]:
               "max_trends": int(r["max_trends"]), "sharon_max_work": int(r["sharon_max_work"]), "repeats": int(r["repeats"]),
               "memory": memory}
     params.update({k: int(r[k]) for k in SETTINGS.optional if r.get(k) is not None})
+    benefit_model = _benefit_model(exp)
     specs = []
     for ds in exp.datasets:
         for x_name, xs, fixed in (("events_per_minute", r["events_per_minute"], {"queries": int(r["default_queries"])}),
@@ -90,9 +97,19 @@ def build_specs(cfg: DictConfig) -> list[dict]:
                 for eng in exp.engines:
                     for seed in r["seeds"]:
                         p = {**params, **fixed, x_name: int(x)}
+                        if eng == "hamlet":
+                            p["benefit_model"] = benefit_model
                         specs.append({**base, "dataset": ds, "algorithm": eng, "seed": int(seed), "x_name": x_name,
                                       "x_value": int(x), "pattern_id": f"{ds}-{x_name}-{x}-s{seed}", "params": p})
     return specs
+
+
+def _benefit_model(exp) -> str:
+    """``exp.benefit_model`` (default: Equation 7 as published), checked."""
+    model = str(exp.get("benefit_model") or DEFAULT_BENEFIT_MODEL)
+    if model not in BENEFIT_MODELS:
+        raise ConfigError(f"configs/exp/{exp.name}.yaml: exp.benefit_model must be one of {', '.join(BENEFIT_MODELS)}, got {model!r}")
+    return model
 
 
 def specs(cfg: DictConfig, out_dir: Path, spark=None) -> list[dict]:
@@ -127,7 +144,7 @@ class TrendCell(cells.CellKind):
         base = {"events": len(stream), "burst_mean": burst_mean(stream, pool)}
         events = stream.to_stream()  # the trend engines take event objects (until they take columns)
         runs = cells.timed_runs({eng: lambda r: measure(eng, queries, events, memory=p["memory"] is True and r == 0,
-                                                        state_memory=p["memory"] == "state", **options)},
+                                                        state_memory=p["memory"] == "state", benefit_model=p.get("benefit_model"), **options)},
                                 int(p["repeats"]), len(stream), burst_mean=base["burst_mean"])[eng]
         if isinstance(runs, cells.Evaluated):  # a bound: it processed processed_events events in its time (reporting/bounds.py)
             runs.digest = ""

@@ -12,17 +12,19 @@ import statistics
 import time
 import tracemalloc
 
-from algorithms.trends import DynamicSharing
+from algorithms.trends import DEFAULT_BENEFIT_MODEL, DynamicSharing
 from cep.errors import ConfigError
 from evaluators.trends import ENGINES, run_hamlet
 
 ENGINE_NAMES = ("hamlet", "hamlet-static", "greta", "two-step", "sharon")
 
 
-def engine(name: str):
-    """``run(queries, stream) -> TrendResult`` of the named engine."""
+def engine(name: str, *, benefit_model: str | None = None):
+    """``run(queries, stream) -> TrendResult`` of the named engine; ``benefit_model``: the dynamic
+    optimizer's (``hamlet`` only; :data:`algorithms.trends.BENEFIT_MODELS`, Equation 7 by default)."""
     if name == "hamlet":
-        return lambda queries, stream, **kw: run_hamlet(queries, stream, policy=DynamicSharing(), name="hamlet", **kw)
+        policy = DynamicSharing(benefit_model=benefit_model or DEFAULT_BENEFIT_MODEL)
+        return lambda queries, stream, **kw: run_hamlet(queries, stream, policy=policy, name="hamlet", **kw)
     if name in ENGINES and name != "reference":
         return ENGINES[name]
     raise ConfigError(f"unknown trend engine {name!r}; expected one of {', '.join(ENGINE_NAMES)}")
@@ -32,11 +34,13 @@ def engine(name: str):
 METERED = ("hamlet", "hamlet-static")
 
 
-def measure(name: str, queries, stream, *, memory: bool = True, state_memory: bool = False, **options) -> tuple[object, dict]:
+def measure(name: str, queries, stream, *, memory: bool = True, state_memory: bool = False,
+            benefit_model: str | None = None, **options) -> tuple[object, dict]:
     """Run an engine, then (untimed) again under tracemalloc for its peak memory (``memory``); result and
     metrics.  ``state_memory``: the HAMLET executor counts its peak state in the timed run
-    (``peak_memory_bytes``, deterministic); other engines have no such meter (a ConfigError)."""
-    run = engine(name)
+    (``peak_memory_bytes``, deterministic); other engines have no such meter (a ConfigError).
+    ``benefit_model``: :func:`engine`'s."""
+    run = engine(name, benefit_model=benefit_model)
     if state_memory:
         if name not in METERED:
             raise ConfigError(f"engine {name!r} has no state meter (state memory is measured for {', '.join(METERED)})")

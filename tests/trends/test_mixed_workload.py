@@ -15,8 +15,8 @@ CELLS = [(fig, ds) for fig in MIXED_FIGURES for ds in ("nasdaq", "ridesharing")]
 
 
 def _cell(fig: str, ds: str, *, k: int = 12, rate: int = 400, minutes: float = 1.0):
-    # one minute: on half of it the dynamic optimizer, which charges these queries' tuple widths
-    # (algorithms/trends/benefit.py), shares no ridesharing burst at all
+    # one minute: on half of it the dynamic optimizer under the tuple-width benefit model
+    # (algorithms/trends/benefit.py) shares no ridesharing burst at all
     stream, pool = trend_stream(ds, rate, minutes, 0, 50)
     spec = {"dataset": ds, "figure": fig, "params": {"queries": k, "window_s": 60}}
     return stream, parse_patterns(experiment_workload(spec, pool, stream))

@@ -163,3 +163,43 @@ def test_the_executor_gives_the_policy_each_candidates_aggregates():
     evs = [Event("A", 0.0, {"x": 1})] + [Event("B", float(i), {"x": i}) for i in range(1, 4)]
     HamletExecutor(qs, Recording()).run(EventStream(evs))
     assert seen == [(frozenset(), frozenset({(True, "sum", "x"), (False, "max", 0, "x")}))]
+
+
+def test_the_default_benefit_model_is_equation_7_and_tuple_width_is_an_option():
+    """Item 4(b) of issue 34: the optimizer decides with Equation 7 as published unless told to charge
+    tuple widths.  The burst of test_tuple_widths_are_charged, two queries aggregating different attributes
+    of E: Equation 7 shares it (16 < 20, as for COUNT(*) queries), the tuple-width model does not (68 > 60)."""
+    import pytest
+
+    from algorithms.trends import BENEFIT_MODELS, DEFAULT_BENEFIT_MODEL
+    from cep.errors import ConfigError
+    from evaluators.trends.hamlet import BurstInfo
+
+    apart = (frozenset({(True, "sum", "a"), (True, "max", "a")}), frozenset({(True, "sum", "b"), (True, "min", "b")}))
+    burst = BurstInfo("E", (0, 1), [3, 3], 2, 5, 1, 3, apart)
+    assert DEFAULT_BENEFIT_MODEL == "equation7" and set(BENEFIT_MODELS) == {"equation7", "tuple-width"}
+    assert DynamicSharing().decide(burst) == {0, 1}
+    assert DynamicSharing(benefit_model="equation7").decide(burst) == {0, 1}
+    assert DynamicSharing(benefit_model="tuple-width").decide(burst) == frozenset()
+    with pytest.raises(ConfigError, match="benefit model must be one of equation7, tuple-width, got 'widths'"):
+        DynamicSharing(benefit_model="widths")
+
+
+def test_hamlet_cells_record_their_benefit_model():
+    """The model is a parameter of every dynamic-HAMLET cell (its rows' params), Equation 7 unless
+    ``exp.benefit_model`` says otherwise; the other engines' cells do not carry it."""
+    import json
+
+    import pytest
+
+    from cep.errors import ConfigError
+    from experiments.commands.run import compose_config
+    from experiments.exps.hamlet import build_specs
+
+    specs = build_specs(compose_config(["+exp=hamlet_fig11"]))
+    assert {s["params"].get("benefit_model") for s in specs if s["algorithm"] == "hamlet"} == {"equation7"}
+    assert all("benefit_model" not in s["params"] for s in specs if s["algorithm"] != "hamlet")
+    wide = build_specs(compose_config(["+exp=hamlet_fig11", "+exp.benefit_model=tuple-width"]))
+    assert {json.dumps(s["params"].get("benefit_model")) for s in wide if s["algorithm"] == "hamlet"} == {'"tuple-width"'}
+    with pytest.raises(ConfigError, match=r"hamlet_fig11.yaml: exp.benefit_model must be one of equation7, tuple-width"):
+        build_specs(compose_config(["+exp=hamlet_fig11", "+exp.benefit_model=widths"]))
