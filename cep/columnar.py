@@ -113,6 +113,16 @@ class EventColumns:
             )
         return self._columns[name][idx].tolist()
 
+    def array(self, name: str, rows: np.ndarray | None = None) -> np.ndarray:
+        """Attribute ``name`` of the events at ``rows`` as a numpy array (the evaluators read their
+        columns this way, without a Python object per value); errors as :meth:`column`."""
+        if self._events is not None:
+            return np.asarray(self.column(name, rows), dtype=object)
+        if name not in self._columns:
+            self.column(name, rows)  # raises the StreamError naming the attribute
+        col = self._columns[name]
+        return col if rows is None else col[rows]
+
     def column_or_none(self, name: str) -> list:
         """Attribute ``name`` of every event, ``None`` where an event lacks it (``attrs.get``)."""
         if self._events is not None:
