@@ -38,6 +38,7 @@ from cep.pattern import SeqOrder, Strategy, WindowKind
 
 from evaluators.join_plan import JoinNode, JoinPlan
 
+from evaluators import kernel
 from evaluators.kernel import (  # the codes the kernel reads, defined beside it
     ANY,
     CMP_FALSE,
@@ -163,7 +164,33 @@ class PlanTables(NamedTuple):
     cond_op: np.ndarray  # CMP value
     cond_kleene_ptr: np.ndarray
     cond_kleene: np.ndarray  # Kleene variables it mentions (it must hold for every element)
+    cond_simple: np.ndarray  # 1: a simple condition, ``x.a + k op y.b + k'`` with no Kleene variable
+    cond_sv: np.ndarray  # simple conditions: (variable, attribute column) of each side, -1 for a constant
+    cond_sf: np.ndarray  # float64, simple conditions: the constant added on each side
 
+
+
+def flatten(t: PlanTables) -> tuple[np.ndarray, np.ndarray]:
+    """The tables as the kernel reads them: one int64 array (a header of where each int field starts,
+    then the fields, 2-d ones row by row) and one float64 array (:mod:`evaluators.kernel`, "the plan
+    blob")."""
+    assert set(kernel.INT_FIELDS) | set(kernel.FLOAT_FIELDS) == set(PlanTables._fields)
+    header = len(kernel.INT_FIELDS) + len(kernel.FLOAT_FIELDS)
+    offsets, parts = [], []
+    at = header
+    for n in kernel.INT_FIELDS:
+        a = np.ascontiguousarray(getattr(t, n), dtype=np.int64).ravel()
+        offsets.append(at)
+        parts.append(a)
+        at += len(a)
+    fparts = []
+    fat = 0
+    for n in kernel.FLOAT_FIELDS:
+        a = np.ascontiguousarray(getattr(t, n), dtype=np.float64).ravel()
+        offsets.append(fat)
+        fparts.append(a)
+        fat += len(a)
+    return np.concatenate([np.asarray(offsets, np.int64), *parts]), np.concatenate(fparts)
 
 
 @dataclass
@@ -185,6 +212,7 @@ class Program:
     kind: str
     plans: list[JoinPlan]
     tables: PlanTables
+    blob: tuple[np.ndarray, np.ndarray]  # flatten(tables)
     type_names: tuple[str, ...]
     attributes: tuple[str, ...]
     conditions: list[Comparison]  # by condition id
@@ -289,7 +317,7 @@ class _Exprs:
             self._op(OP_ATTR, var_id[e.var], self.attr_index.setdefault(e.name, len(self.attr_index)))
         elif isinstance(e, Const):
             v = e.value
-            self._op(OP_CONST, f=float(text[v]) if isinstance(v, str) else float(v))
+            self._op(OP_CONST, f=(float(text[v]) if text else 0.0) if isinstance(v, str) else float(v))  # text: re-encoded by rank at prepare
         elif isinstance(e, Neg):
             self._emit(e.operand, var_id, text)
             self._op(OP_NEG)
@@ -322,6 +350,7 @@ def encode_conditions(conds: list[Comparison], var_ids: list[dict[str, int]], kl
     is_text = column_is_text or {}
     ex = _Exprs(attr_index)
     left, right, op = [], [], []
+    simple, sv, sf = [], [], []
     kcsr = _Csr()
     for c, ids, kl in zip(conds, var_ids, kleene):
         kinds = (expression_kind(c.left, is_text), expression_kind(c.right, is_text))
@@ -334,6 +363,11 @@ def encode_conditions(conds: list[Comparison], var_ids: list[dict[str, int]], kl
         right.append(ex.add(c.right, ids, text_rank))
         op.append(code)
         kcsr.add(ids[v] for v in sorted(c.variables) if v in kl)
+        sides = (_linear(c.left, ids, attr_index, text_rank), _linear(c.right, ids, attr_index, text_rank))
+        is_simple = None not in sides and code not in (CMP_FALSE, CMP_TRUE) and not (c.variables & kl)
+        simple.append(int(is_simple))
+        sv.extend(x for side in sides for x in ((side[0], side[1]) if is_simple else (-1, 0)))
+        sf.extend(side[2] if is_simple else 0.0 for side in sides)
     kptr, kflat = kcsr.arrays()
     return {
         "cond_left": np.asarray(left or [0], np.int64),
@@ -341,8 +375,36 @@ def encode_conditions(conds: list[Comparison], var_ids: list[dict[str, int]], kl
         "cond_op": np.asarray(op or [0], np.int64),
         "cond_kleene_ptr": kptr,
         "cond_kleene": kflat,
+        "cond_simple": np.asarray(simple or [0], np.int64),
+        "cond_sv": np.asarray(sv or [-1, 0, -1, 0], np.int64),
+        "cond_sf": np.asarray(sf or [0.0, 0.0], np.float64),
         "_exprs": ex,
     }
+
+
+def _linear(expr, var_id: dict[str, int], attr_index: dict[str, int], text: dict | None):
+    """``(variable, attribute column, k)`` when ``expr`` is ``x.a``, ``x.a + k``, ``k + x.a`` or ``x.a - k``
+    (``(-1, 0, k)`` for a constant): the kernel computes ``attrs[column, event] + k``, the same float as
+    Python's ``x.a + k`` (IEEE addition is commutative, and ``x - k`` is ``x + (-k)``); None otherwise."""
+    def const(e):
+        if isinstance(e, Const):
+            return (float(text[e.value]) if text else 0.0) if isinstance(e.value, str) else float(e.value)
+        if isinstance(e, Neg) and isinstance(e.operand, Const) and not isinstance(e.operand.value, str):
+            return -float(e.operand.value)
+        return None
+
+    if isinstance(expr, Attr):
+        return var_id[expr.var], attr_index.setdefault(expr.name, len(attr_index)), 0.0
+    k = const(expr)
+    if k is not None:
+        return -1, 0, k
+    if isinstance(expr, BinOp) and expr.op in "+-":
+        a, b = expr.left, expr.right
+        if isinstance(a, Attr) and const(b) is not None:
+            return var_id[a.var], attr_index.setdefault(a.name, len(attr_index)), const(b) if expr.op == "+" else -const(b)
+        if expr.op == "+" and isinstance(b, Attr) and const(a) is not None:
+            return var_id[b.var], attr_index.setdefault(b.name, len(attr_index)), const(a)
+    return None
 
 
 def _expr_arrays(ex: _Exprs) -> dict[str, np.ndarray]:
@@ -587,6 +649,7 @@ def build_program(plans: list[JoinPlan], *, kind: str, orders: list[tuple[str, .
         kind=kind,
         plans=list(plans),
         tables=tables,
+        blob=flatten(tables),
         type_names=tuple(type_names),
         attributes=tuple(attr_index),
         conditions=conds,

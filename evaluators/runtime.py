@@ -12,6 +12,7 @@ eager path when the program takes it.
 from __future__ import annotations
 
 import numbers
+import platform
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,7 +23,7 @@ from cep.matches import Match
 from cep.pattern import Strategy, WindowKind
 
 from evaluators import kernel
-from evaluators.program import PlanTables, Program, tables_for_text
+from evaluators.program import Program, flatten, tables_for_text
 
 
 @dataclass
@@ -38,7 +39,7 @@ class Prepared:
     pp: np.ndarray  # position within the partition
     full_ts: np.ndarray
     n_total: int
-    tables: PlanTables
+    blob: tuple[np.ndarray, np.ndarray]  # the plan (evaluators.program.flatten)
 
 
 def prepare(program: Program, cols: EventColumns) -> Prepared:
@@ -61,7 +62,7 @@ def prepare(program: Program, cols: EventColumns) -> Prepared:
             text[a_i] = (rows, _text_values(name, values, cols.source))
         else:
             attrs[a_i, rows] = values
-    tables = program.tables
+    blob = program.blob
     constants = {c.value for c in _constants(program) if isinstance(c.value, str)}
     if text or constants:
         strings = set(constants)
@@ -70,13 +71,13 @@ def prepare(program: Program, cols: EventColumns) -> Prepared:
         rank = {s: i for i, s in enumerate(sorted(strings))}
         for a_i, (rows, vals) in text.items():
             attrs[a_i, rows] = [rank[v] for v in vals]
-        tables = tables_for_text(program, {program.attributes[a_i]: True for a_i in text}, rank)
+        blob = flatten(tables_for_text(program, {program.attributes[a_i]: True for a_i in text}, rank))
     pa = pp = np.zeros(0, np.int64)
     if program.strategy is Strategy.PARTITION:
         full = _partition_codes(cols, program.partition_attribute)
         ppos = _positions_in_partition(full)
         pa, pp = full[idx], ppos[idx]
-    return Prepared(codes, ts, np.ascontiguousarray(key), pos, attrs, pa, pp, np.ascontiguousarray(cols.ts, dtype=np.float64), len(cols), tables)
+    return Prepared(codes, ts, np.ascontiguousarray(key), pos, attrs, pa, pp, np.ascontiguousarray(cols.ts, dtype=np.float64), len(cols), blob)
 
 
 def _values(cols: EventColumns, name: str, rows: np.ndarray) -> np.ndarray:
@@ -145,7 +146,7 @@ class Outcome:
     counters: np.ndarray
     rows: np.ndarray  # [clause, position or Kleene offset per slot]
     elements: np.ndarray  # Kleene slots: [length, positions...] at their offset
-    latencies: np.ndarray  # (nanoseconds, matches)
+    latencies: np.ndarray  # (nanoseconds, matches) per report
     pattern_events: int  # events of the pattern's types
 
     def __getitem__(self, name: str) -> int:
@@ -153,6 +154,9 @@ class Outcome:
 
 
 _warm = False
+#: latencies are read from the processor's cycle counter on x86-64 (a few nanoseconds a read) and
+#: converted by the run's own calibration against the monotonic clock; elsewhere from clock_gettime
+TSC = platform.machine().lower() in ("x86_64", "amd64")
 
 
 def warm_up(program: Program) -> None:
@@ -167,10 +171,10 @@ def warm_up(program: Program) -> None:
     for eager in (False, True):
         for collect in (False, True):
             if eager:
-                kernel.run_eager(data.tables, data.codes, data.ts, data.key, data.pos, data.attrs, 1.0, 1.0, collect, True)
+                kernel.run_eager(*data.blob, data.codes, data.ts, data.key, data.pos, data.attrs, 1.0, 1.0, collect, True, TSC)
             else:
-                kernel.run_lazy(data.tables, data.codes, data.ts, data.key, data.pos, data.attrs, data.pa, data.pp,
-                                data.full_ts, 0, 1.0, 1.0, collect, True)
+                kernel.run_lazy(*data.blob, data.codes, data.ts, data.key, data.pos, data.attrs, data.pa, data.pp,
+                                data.full_ts, 0, 1.0, 1.0, collect, True, TSC)
     _warm = True
 
 
@@ -180,12 +184,14 @@ def run(program: Program, data: Prepared, *, cap: float, work_cap: float, collec
     if len(data.codes) >= 2**31 - 1:
         raise StreamError(f"{len(data.codes)} events of the pattern's types: the evaluators index at most 2**31 - 2")
     if program.eager:
-        c, rows, elems, lat = kernel.run_eager(data.tables, data.codes, data.ts, data.key, data.pos, data.attrs,
-                                               float(cap), float(work_cap), collect, record)
+        c, rows, elems, lat = kernel.run_eager(*data.blob, data.codes, data.ts, data.key, data.pos, data.attrs,
+                                               float(cap), float(work_cap), collect, record, TSC)
     else:
-        c, rows, elems, lat = kernel.run_lazy(data.tables, data.codes, data.ts, data.key, data.pos, data.attrs, data.pa, data.pp,
-                                              data.full_ts, data.n_total, float(cap), float(work_cap), collect, record)
-    out = Outcome(c, rows[: c[kernel.C_NOUT]], elems[: c[kernel.C_NOUTE], 0], lat[: c[kernel.C_NLAT]], len(data.codes))
+        c, rows, elems, lat = kernel.run_lazy(*data.blob, data.codes, data.ts, data.key, data.pos, data.attrs, data.pa, data.pp,
+                                              data.full_ts, data.n_total, float(cap), float(work_cap), collect, record, TSC)
+    lat = lat[: c[kernel.C_NLAT]].astype(np.float64)
+    lat[:, 0] *= c[kernel.C_CLOCK_NS] / c[kernel.C_CLOCK_TICKS]  # clock units -> ns
+    out = Outcome(c, rows[: c[kernel.C_NOUT]], elems[: c[kernel.C_NOUTE]], lat, len(data.codes))
     status = c[kernel.C_STATUS]
     if status == kernel.STATUS_PARTIAL_MATCHES:
         raise PartialMatchLimitError(
