@@ -165,6 +165,7 @@ def run_program(
         t_start = time.perf_counter()
         out = runtime.run(program, runtime.prepare(program, cols), cap=cap, work_cap=wcap, collect=collect_matches)
         elapsed = time.perf_counter() - t_start
+    runtime.raise_if_capped(program, out, cap, wcap)
     lat = out.latencies
     lat_mean, lat_p95 = latency_summary(list(zip((lat[:, 0] / 1e9).tolist(), lat[:, 1].tolist())) if len(lat) else [])
     n_pattern_events = out.pattern_events

@@ -101,8 +101,8 @@ FLOAT_FIELDS = ("floats", "op_f", "cond_sf")
 # ---- counters (the int64 array C the kernel returns) ------------------------------------------------
 (C_LIVE, C_BUF, C_WORK, C_PEAK, C_PEAKB, C_PEAKS, C_TOT, C_PURGED, C_NBYTES, C_PEAKBYTES, C_MATCHES, C_LATWORK,
  C_FP, C_NPEND, C_NBATCH, C_NOUT, C_NOUTE, C_NLAT, C_POOL, C_STATUS, C_STATUS_VALUE, C_PROCESSED, C_CREATED,
- C_ATOP, C_NTOP, C_CLOCK_NS, C_CLOCK_TICKS) = range(27)
-N_COUNTERS = 27
+ C_ATOP, C_NTOP, C_CLOCK_NS, C_CLOCK_TICKS, C_NCOUNT) = range(28)
+N_COUNTERS = 28
 STATUS_OK, STATUS_PARTIAL_MATCHES, STATUS_WORK = 0, 1, 2
 
 HASH_TYPE = types.DictType(types.float64, types.int64)  # a store's hash buckets: key -> newest row
@@ -1052,8 +1052,8 @@ def _emit(TI, k, j, t0, ev, kid, lo, pool, ts, pos, C, bt, pe, pend_t, W):
  NEED_KBUF, NEED_SCRATCH, NEED_ORDB) = range(1, 15)
 # the resume state of the event loop (R): where it stopped
 (R_J, R_STAGE, R_Q, R_NODE, R_NNEW, R_RI, R_CI, R_EXAM, R_FIRST_NEXT, R_NB0, R_PEND0, R_NNEXT, R_PWC, R_T0, R_PEND_BEFORE,
- R_KLR, R_KLN0, R_FP) = range(18)
-N_RESUME = 18
+ R_KLR, R_KLN0, R_FP, R_NC0) = range(19)
+N_RESUME = 19
 C_NEED, C_NEED_ARG, C_NEED_SIZE = N_COUNTERS, N_COUNTERS + 1, N_COUNTERS + 2
 
 
@@ -1072,7 +1072,7 @@ def _stop(C, status, value, processed):
 
 
 @nb.njit(cache=True)
-def _lazy_events(TI, TF, codes, ts, key, pos, attrs, pa, pp, full_ts, n_total, cap, wcap, collect, record, direct,
+def _lazy_events(TI, TF, codes, ts, key, pos, attrs, pa, pp, full_ts, n_total, cap, wcap, collect, record, direct, count_only,
                  C, R, ring, consumed, ev, kid, lo, hi, hev, hkid, hlo, hhi, stack, cur,
                  ar, sbase, scap, ssize, swid, hashes, nar, nbase, ncap, nsize, pool,
                  bt, pe, pend_t, rl, pw, out, oute, lat, kbuf, scratch, ordb, tsc):
@@ -1323,15 +1323,19 @@ def _lazy_events(TI, TF, codes, ts, key, pos, attrs, pa, pp, full_ts, n_total, c
                                 if pool[ar[at + 2], 3] < TI[TI[F_VAR_MIN] + v]:
                                     continue
                                 _bind_row(TI, leaf, ar, at, ev, kid, lo, hi, pool)
-                                if direct[k] or _match_survives(TI, TF, k, ev, kid, lo, hi, pool, ts, key, pos, attrs, pa, pp, nar,
-                                                                nbase, nsize, strategy, strict, L, stack, cur):
+                                if count_only[k]:
+                                    C[C_NCOUNT] += 1
+                                elif direct[k] or _match_survives(TI, TF, k, ev, kid, lo, hi, pool, ts, key, pos, attrs, pa, pp, nar,
+                                                                  nbase, nsize, strategy, strict, L, stack, cur):
                                     relT = min(relT, _emit(TI, k, j, t0, ev, kid, lo, pool, ts, pos, C, bt, pe, pend_t, W))
                         else:
                             ev[v] = j
                             lo[v] = j
                             hi[v] = j
-                            if direct[k] or _match_survives(TI, TF, k, ev, kid, lo, hi, pool, ts, key, pos, attrs, pa, pp, nar,
-                                                            nbase, nsize, strategy, strict, L, stack, cur):
+                            if count_only[k]:
+                                C[C_NCOUNT] += 1
+                            elif direct[k] or _match_survives(TI, TF, k, ev, kid, lo, hi, pool, ts, key, pos, attrs, pa, pp, nar,
+                                                              nbase, nsize, strategy, strict, L, stack, cur):
                                 relT = min(relT, _emit(TI, k, j, t0, ev, kid, lo, pool, ts, pos, C, bt, pe, pend_t, W))
                         R[R_Q] += 1
                         continue
@@ -1383,6 +1387,7 @@ def _lazy_events(TI, TF, codes, ts, key, pos, attrs, pa, pp, full_ts, n_total, c
                             R[R_FIRST_NEXT] = R[R_NNEXT]
                             R[R_NB0] = C[C_NBATCH]
                             R[R_PEND0] = C[C_NPEND]
+                            R[R_NC0] = C[C_NCOUNT]
                         for i in range(kc):
                             vv = TI[TI[F_NODE_VARS] + cp0 + i]
                             x = ar[cat + 2 + i]
@@ -1552,8 +1557,10 @@ def _lazy_events(TI, TF, codes, ts, key, pos, attrs, pa, pp, full_ts, n_total, c
                                 ms = ar[sat + 1]
                                 m = mr if mr < ms else ms
                                 if P == root:
-                                    if direct[k] or _match_survives(TI, TF, k, ev, kid, lo, hi, pool, ts, key, pos, attrs, pa, pp, nar,
-                                                                    nbase, nsize, strategy, strict, L, stack, cur):
+                                    if count_only[k]:
+                                        C[C_NCOUNT] += 1
+                                    elif direct[k] or _match_survives(TI, TF, k, ev, kid, lo, hi, pool, ts, key, pos, attrs, pa, pp,
+                                                                      nar, nbase, nsize, strategy, strict, L, stack, cur):
                                         relT = min(relT, _emit(TI, k, j, t0, ev, kid, lo, pool, ts, pos, C, bt, pe, pend_t, W))
                                 else:
                                     pwd = swid[ps]
@@ -1587,6 +1594,7 @@ def _lazy_events(TI, TF, codes, ts, key, pos, attrs, pa, pp, full_ts, n_total, c
                             bt[i, xr + 2] = pwr
                         for i in range(R[R_PEND0], C[C_NPEND]):
                             pe[i, xr + 2] = pwr
+                        C[C_LATWORK] += pwr * (C[C_NCOUNT] - R[R_NC0])
                         R[R_RI] += 1
                         R[R_CI] = -2
                     R[R_NODE] = P
@@ -1608,8 +1616,18 @@ def _lazy_events(TI, TF, codes, ts, key, pos, attrs, pa, pp, full_ts, n_total, c
         elif record and nbt > 0 and C[C_NLAT] >= lat.shape[0]:
             _need(C, NEED_LAT, 0, C[C_NLAT] + 1)
             return False
+        if record and C[C_NCOUNT] > 0 and C[C_NLAT] >= lat.shape[0]:
+            _need(C, NEED_LAT, 0, C[C_NLAT] + 1)
+            return False
         for e in range(R[R_PEND_BEFORE], C[C_NPEND]):  # parked in this event: their wait starts after it
             pe[e, xr + 3] = C[C_WORK]
+        if C[C_NCOUNT] > 0:  # matches only counted (their latency work is already summed)
+            C[C_MATCHES] += C[C_NCOUNT]
+            if record:
+                lat[C[C_NLAT], 0] = clock(record, tsc) - t0
+                lat[C[C_NLAT], 1] = C[C_NCOUNT]
+                C[C_NLAT] += 1
+            C[C_NCOUNT] = 0
         live = C[C_LIVE]
         C[C_TOT] += live
         if live > C[C_PEAK]:
@@ -1678,6 +1696,9 @@ def run_lazy(TI, TF, codes, ts, key, pos, attrs, pa, pp, full_ts, n_total, cap, 
         direct[k] = (not contig and TI[TI[F_CLAUSE_ROOTNEG_PTR] + k] == TI[TI[F_CLAUSE_ROOTNEG_PTR] + k + 1]
                      and TI[TI[F_CLAUSE_EARLYNEG_PTR] + k] == TI[TI[F_CLAUSE_EARLYNEG_PTR] + k + 1]
                      and TI[TI[F_CLAUSE_RELEASE] + k] == RELEASE_NOW)
+    count_only = np.zeros(TI[g + I_CLAUSES], np.bool_)  # nothing to sort, select or keep: only count them
+    for k in range(TI[g + I_CLAUSES]):
+        count_only[k] = direct[k] and not collect and strategy != NEXT
     C = np.zeros(N_COUNTERS + 3, np.int64)
     clock_start = _clock_start(C, tsc)
     R = np.zeros(N_RESUME, np.int64)
@@ -1734,7 +1755,7 @@ def run_lazy(TI, TF, codes, ts, key, pos, attrs, pa, pp, full_ts, n_total, cap, 
     kbuf = np.zeros(1024, np.int64)
     scratch = np.zeros(256, np.int64)
     ordb = np.zeros(1024, np.int64)
-    while not _lazy_events(TI, TF, codes, ts, key, pos, attrs, pa, pp, full_ts, n_total, cap, wcap, collect, record, direct,
+    while not _lazy_events(TI, TF, codes, ts, key, pos, attrs, pa, pp, full_ts, n_total, cap, wcap, collect, record, direct, count_only,
                            C, R, ring, consumed, ev, kid, lo, hi, hev, hkid, hlo, hhi, stack, cur,
                            ar, sbase, scap, ssize, swid, hashes, nar, nbase, ncap, nsize, pool,
                            bt, pe, pend_t, rl, pw, out, oute, lat, kbuf, scratch, ordb, tsc):

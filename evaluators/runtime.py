@@ -152,6 +152,11 @@ class Outcome:
     def __getitem__(self, name: str) -> int:
         return int(self.counters[getattr(kernel, name)])
 
+    @property
+    def stopped(self) -> bool:
+        """Whether a cap stopped the run."""
+        return bool(self.counters[kernel.C_STATUS] != kernel.STATUS_OK)
+
 
 _warm = False
 #: latencies are read from the processor's cycle counter on x86-64 (a few nanoseconds a read) and
@@ -179,8 +184,8 @@ def warm_up(program: Program) -> None:
 
 
 def run(program: Program, data: Prepared, *, cap: float, work_cap: float, collect: bool, record: bool = True) -> Outcome:
-    """One run of the kernel; raises the cap errors (with the stream events processed before the event
-    that crossed the cap)."""
+    """One run of the kernel.  A run stopped at a cap returns too: ``outcome.stopped`` says so, and
+    :func:`raise_if_capped` turns it into the error (benchmarks read the counts of a capped run)."""
     if len(data.codes) >= 2**31 - 1:
         raise StreamError(f"{len(data.codes)} events of the pattern's types: the evaluators index at most 2**31 - 2")
     if program.eager:
@@ -191,7 +196,13 @@ def run(program: Program, data: Prepared, *, cap: float, work_cap: float, collec
                                               data.full_ts, data.n_total, float(cap), float(work_cap), collect, record, TSC)
     lat = lat[: c[kernel.C_NLAT]].astype(np.float64)
     lat[:, 0] *= c[kernel.C_CLOCK_NS] / c[kernel.C_CLOCK_TICKS]  # clock units -> ns
-    out = Outcome(c, rows[: c[kernel.C_NOUT]], elems[: c[kernel.C_NOUTE]], lat, len(data.codes))
+    return Outcome(c, rows[: c[kernel.C_NOUT]], elems[: c[kernel.C_NOUTE]], lat, len(data.codes))
+
+
+def raise_if_capped(program: Program, out: Outcome, cap: float, work_cap: float) -> None:
+    """The cap errors of a run a cap stopped, with the stream events processed before the event that
+    crossed it (``processed``)."""
+    c = out.counters
     status = c[kernel.C_STATUS]
     if status == kernel.STATUS_PARTIAL_MATCHES:
         raise PartialMatchLimitError(
@@ -205,7 +216,6 @@ def run(program: Program, data: Prepared, *, cap: float, work_cap: float, collec
             f"{work_cap:.0f}; raise it with max_work= (command line: --max-work) or shrink the window",
             processed=int(c[kernel.C_PROCESSED]),
         )
-    return out
 
 
 def matches_of(program: Program, out: Outcome) -> list[Match]:
