@@ -139,7 +139,7 @@ from cep.columnar import read_nasdaq_text_columns
 from cep.errors import EvaluationLimitError
 from cep.parser import parse_pattern
 from cep.plans import OrderPlan, PatternPlan, TreePlan, tree_from_json
-from evaluators import compile_evaluator, evaluate, run_program
+from evaluators import compile_evaluator, evaluate
 
 pl = json.load(sys.stdin)
 if pl.get("text"):
@@ -152,17 +152,20 @@ for case in pl["cases"]:
     plan = PatternPlan(tuple(OrderPlan(tuple(x)) if case["kind"] == "order" else TreePlan(tree_from_json(x)) for x in case["plans"]))
     row = {}
     if case.get("until_cap"):
+        # the revision's Runtime, so that a run its cap stops still says how many partial matches it made
+        from evaluators.runtime import Runtime, prepare
         program = compile_evaluator(p, plan, case["evaluator"])
         times = []
         for _ in range(pl["repeats"]):
             t = time.perf_counter()
+            rt = Runtime(program, prepare(program, events), cap=case["cap"], collect_matches=False)
             try:
-                m = run_program(program, events, max_partial_matches=case["cap"], measure_memory=False, collect_matches=False).metrics
-                row = {"capped": False, "partial_matches_created": m["partial_matches_created"], "elapsed_s": m["elapsed_s"]}
-                times.append(m["elapsed_s"])
+                rt.run()
+                row = {"capped": False}
             except EvaluationLimitError:
-                times.append(time.perf_counter() - t)
                 row = {"capped": True}
+            times.append(time.perf_counter() - t)
+            row["partial_matches_created"] = rt.partial_matches_created()
         row["elapsed_s"] = statistics.median(times)
     else:
         runs = [evaluate(p, plan, events, evaluator=case["evaluator"], measure_memory=False, collect_matches=pl["collect"],
