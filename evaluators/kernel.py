@@ -270,20 +270,6 @@ def _first_row_ts(ar, b, w, lo, n, ts, bound, strict):
     return lo
 
 
-@nb.njit(cache=True)
-def _end_row_ts(ar, b, w, lo, n, ts, bound, strict):
-    """End of the rows in ``[lo, n)`` with ``ts[mx] <= bound`` (``< bound`` when strict)."""
-    hi = n
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        t = ts[ar[b + mid * w]]
-        if t < bound or (not strict and t == bound):
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
 # ---------------------------------------------------------------------------------------------------
 # expressions and conditions
 # ---------------------------------------------------------------------------------------------------
@@ -1438,7 +1424,8 @@ def _lazy_events(TI, TF, codes, ts, key, pos, attrs, pa, pp, full_ts, n_total, c
                                 # a leaf sibling's event is its newest: order pairs bound it from above
                                 for o in range(o0, o1, 2):
                                     if TI[TI[F_NODE_ORDER] + o] == sleaf_var:
-                                        rhi = min(rhi, _end_row_ts(ar, sb, sw, rlo, ns, ts, ts[lo[TI[TI[F_NODE_ORDER] + o + 1]]], strict))
+                                        # the end of the rows with ts[mx] <= bound (< bound when strict)
+                                        rhi = min(rhi, _first_row_ts(ar, sb, sw, rlo, ns, ts, ts[lo[TI[TI[F_NODE_ORDER] + o + 1]]], not strict))
                         ci = R[R_CI]
                         if ci == -2:
                             ci = head if hashed else rlo

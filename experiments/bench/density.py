@@ -53,7 +53,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--windows", type=float, default=2.0, help="stream length in windows (default 2)")
     p.add_argument("--types", type=int, default=5, help="the most frequent tickers replayed, one per variable (default 5)")
     p.add_argument("--cap", type=int, default=1_000_000, help="live partial matches that stop a run (default 1,000,000)")
-    p.add_argument("--max-work", type=float, default=2e8, help="join candidates that stop the probe run (default 2e8)")
+    p.add_argument("--max-work", type=float, default=2e7,
+                   help="join candidates that stop the probe run (default 2e7: the earlier engine takes about 2 us a candidate)")
     p.add_argument("--repeats", type=int, default=3, help="timed runs per case; the median is printed (default 3)")
     p.add_argument("--seed", type=int, default=0, help="seed of the replay and the planners")
     p.add_argument("--against", default=None, metavar="REV", help="the earlier engine (default experiments.bench.baseline.BASELINE_REVISION)")
