@@ -7,8 +7,9 @@
 ``events`` is an :class:`~cep.events.EventStream` (or any iterable of events), an
 :class:`~cep.columnar.EventColumns`, or a zero-argument callable returning either -- e.g.
 ``lambda: read_nasdaq_text_columns(path)``.  The whole stream enters the evaluator, which discards
-the events of types its pattern does not mention; compiling the plan happens before and is not
-timed (like planning).
+the events of types its pattern does not mention; encoding the plan happens before and is not
+timed (like planning).  The kernel itself is compiled once per machine and loaded from numba's
+disk cache (:mod:`evaluators.kernel`).
 
 Metrics (JQPG Section 6.2):
   * ``events``: events in the stream (of every type);
@@ -25,11 +26,11 @@ Metrics (JQPG Section 6.2):
     both evaluators (:mod:`evaluators.join_plan`); ``mean_partial_matches``: the live partial
     matches averaged over the events of the pattern's types (what JQPG's cost models estimate:
     the partial matches "expected to exist simultaneously");
-  * ``peak_memory_bytes``: the peak bytes of that state -- each entry's list slot, its tuple and
-    the event index it keeps alive, as CPython lays them out (:mod:`evaluators.codegen`) -- metered
-    in a second, untimed run (metering slows the loop, so it must not touch the timed run); the
-    input, the reported matches and the interpreter are not counted; ``None`` with
-    ``measure_memory=False``;
+  * ``peak_memory_bytes``: the peak bytes of that state -- the live rows of the stores, 4 bytes per
+    int32 column, a Kleene subset with its 16-byte pool entry (:mod:`evaluators.kernel`, "State
+    metering") -- counted in the timed run (two integer additions per row created or dropped); the
+    input, the reported matches, hash buckets, negation buffers and parked matches are not counted;
+    ``None`` with ``measure_memory=False``;
   * ``latency_ms_mean`` / ``latency_ms_p95``: per match, from the moment its last event was taken
     from the stream to the moment it was reported (JQPG Section 5.1); ``None`` without matches;
   * ``latency_work_mean``: the same latency counted as work, the measured counterpart of JQPG 5.1's
@@ -39,7 +40,12 @@ A run stops with :class:`cep.PartialMatchLimitError` as soon as the live partial
 ``max_partial_matches`` (default :data:`DEFAULT_MAX_PARTIAL_MATCHES`; ``None``: no cap), instead of
 exhausting memory, and with :class:`cep.WorkLimitError` once its joins have examined more than
 ``max_work`` candidate combinations (default ``None``: no cap) -- a deterministic bound on the run's
-work, where a plan keeps few partial matches but scans large ones many times.  ``result.program.source`` is the generated hot loop (:mod:`evaluators.codegen`).
+work, where a plan keeps few partial matches but scans large ones many times; both errors carry the
+stream events processed before the event that crossed the cap (``processed``).
+
+The matches are reported by the kernel as rows of stream positions; ``result.matches`` builds the
+:class:`cep.Match` values from them when first read, outside the timed span.  ``result.program`` is the
+plan encoded as the arrays the kernel interprets (:mod:`evaluators.program`).
 """
 
 from __future__ import annotations
@@ -61,8 +67,8 @@ from cep.plans import OrderPlan, PatternPlan, TreePlan
 
 import evaluators.nfa as nfa
 import evaluators.tree as tree
-from evaluators.codegen import Program, compile_program
-from evaluators.runtime import Runtime, prepare
+from evaluators import runtime
+from evaluators.program import Program, build_program
 from evaluators.timing import no_cyclic_gc
 
 #: evaluator name -> builder of a clause's join plan (the one registry of evaluators)
@@ -86,14 +92,24 @@ def default_evaluator(plan: PatternPlan) -> str:
 
 @dataclass
 class EvaluationResult:
-    matches: list[Match]
+    """``matches`` (built from the kernel's rows when first read), ``metrics``, the evaluator's name and
+    the program it ran."""
+
     metrics: dict
     evaluator: str
     program: Program = field(repr=False)
+    outcome: runtime.Outcome | None = field(default=None, repr=False)
+    _matches: list[Match] | None = field(default=None, repr=False)
+
+    @property
+    def matches(self) -> list[Match]:
+        if self._matches is None:
+            self._matches = runtime.matches_of(self.program, self.outcome) if self.outcome is not None else []
+        return self._matches
 
 
 def compile_evaluator(pattern: Pattern, plan: PatternPlan, evaluator: str = "auto") -> Program:
-    """Check the plan against the pattern and compile the evaluator's hot loop (untimed)."""
+    """Check the plan against the pattern and encode it for the kernel (untimed)."""
     clauses = to_dnf(pattern)
     if isinstance(plan, (OrderPlan, TreePlan)):
         plan = PatternPlan((plan,))
@@ -103,7 +119,8 @@ def compile_evaluator(pattern: Pattern, plan: PatternPlan, evaluator: str = "aut
     if name not in EVALUATORS:
         raise ConfigError(f"unknown evaluator {evaluator!r}; known: auto, {', '.join(EVALUATORS)}")
     build = EVALUATORS[name]
-    return compile_program([build(sp, p) for sp, p in zip(clauses, plan.plans)], kind=name)
+    orders = [p.order for p in plan.plans] if all(isinstance(p, OrderPlan) for p in plan.plans) else None
+    return build_program([build(sp, p) for sp, p in zip(clauses, plan.plans)], kind=name, orders=orders)
 
 
 def evaluate(
@@ -143,31 +160,33 @@ def run_program(
     t_decode = time.perf_counter()
     cols = _as_columns(events() if callable(events) else events)
     decode_s = time.perf_counter() - t_decode
+    runtime.warm_up(program)
     with no_cyclic_gc():
         t_start = time.perf_counter()
-        rt = Runtime(program, prepare(program, cols), cap=cap, collect_matches=collect_matches, work_cap=wcap)
-        rt.run()
+        out = runtime.run(program, runtime.prepare(program, cols), cap=cap, work_cap=wcap, collect=collect_matches)
         elapsed = time.perf_counter() - t_start
-    peak_bytes = _state_bytes(program, cols, cap) if measure_memory else None
-    lat_mean, lat_p95 = latency_summary(rt.latencies)
+    runtime.raise_if_capped(program, out, cap, wcap)
+    lat = out.latencies
+    lat_mean, lat_p95 = latency_summary(list(zip((lat[:, 0] / 1e9).tolist(), lat[:, 1].tolist())) if len(lat) else [])
+    n_pattern_events = out.pattern_events
     metrics = {
         "events": len(cols),
-        "matches": rt.n_matches,
+        "matches": out["C_MATCHES"],
         "throughput_eps": len(cols) / elapsed if elapsed > 0 else float("inf"),
         "elapsed_s": elapsed,
         "decode_s": decode_s,
-        "work": rt.work,
-        "partial_matches_created": rt.partial_matches_created(),
-        "peak_partial_matches": rt.peak,
-        "mean_partial_matches": rt.tot / rt.n if rt.n else 0.0,
-        "peak_buffered_events": rt.peakb,
-        "peak_state": rt.peaks,
-        "peak_memory_bytes": peak_bytes,
+        "work": out["C_WORK"],
+        "partial_matches_created": out["C_CREATED"],
+        "peak_partial_matches": out["C_PEAK"],
+        "mean_partial_matches": out["C_TOT"] / n_pattern_events if n_pattern_events else 0.0,
+        "peak_buffered_events": out["C_PEAKB"],
+        "peak_state": out["C_PEAKS"],
+        "peak_memory_bytes": out["C_PEAKBYTES"] if measure_memory else None,
         "latency_ms_mean": lat_mean,
         "latency_ms_p95": lat_p95,
-        "latency_work_mean": latency_work_mean(rt.latency_work, rt.n_matches),
+        "latency_work_mean": latency_work_mean(out["C_LATWORK"], out["C_MATCHES"]),
     }
-    return EvaluationResult(rt.matches, metrics, program.kind, program)
+    return EvaluationResult(metrics, program.kind, program, out if collect_matches else None)
 
 
 def latency_summary(latencies: list[tuple[float, int]]) -> tuple[float | None, float | None]:
@@ -187,20 +206,17 @@ def latency_summary(latencies: list[tuple[float, int]]) -> tuple[float | None, f
 def latency_work_mean(total: int, matches: int) -> float | None:
     """The mean latency work per reported match: ``total`` summed over the ``matches`` reported.
 
-    JQPG 5.1 defines latency as "the difference between the arrival time of the last event
-    comprising a full match and the time of reporting this match", and models it by the work the
-    plan still has to do once that event arrives: ``Cost_lat_ord`` counts the buffered events of the
-    types that follow ``T_n`` in the order, ``Cost_lat_tree`` the partial matches buffered on the
-    siblings of the path from ``T_n``'s leaf to the root.  The *latency work* of a match counts that
-    work as the evaluator did it: the join candidates examined (the ``work`` counter, every entry of
-    a sibling list a join scans) from the moment the match's last-arriving event is taken from the
-    stream until the match is reported.  It includes the scan of the partial matches waiting for
-    that event (in the lazy NFA: the instances in its state) and, for each new partial match, the
-    scans of the buffers and sibling nodes above it (the plan's later states); every partial match
-    created on the way was first a candidate, so it is counted there.  A match reported when its
-    last event's block ends (every match without negation) gets the work of that event's join
-    paths -- all of them: the matches an event completes are reported together, after the whole
-    event, as the wall-clock latency measures them; a match with negation, parked until no later
+    JQPG 5.1 defines latency as "the difference between the arrival time of the last event comprising
+    a full match and the time of reporting this match", and models it by the work on the match's way
+    once that event arrives: ``Cost_lat_ord`` counts the buffered events of the types that follow
+    ``T_n`` in the order, ``Cost_lat_tree`` the partial matches buffered on the siblings of the nodes on
+    the path from ``T_n``'s leaf to the root ("when an internal node N [...] receives a partial match
+    from, say, the child L, it compares this match to all partial matches currently buffered on R").
+    The *latency work* of a match counts that work as the evaluator did it: the join candidates examined
+    (the ``work`` counter) by the joins that built the match after its last-arriving event was taken
+    from the stream -- at each level of its path, the sibling candidates its partial match was
+    compared with.  The scans of other partial matches the same event created (the fan-out, which
+    neither cost model counts) are not on its path.  A match parked for negation, held until no later
     event can kill it, also gets the work of the events processed until its release.  Deterministic:
     the same plan on the same stream gives the same value on every run."""
     return total / matches if matches else None
@@ -210,14 +226,3 @@ def _as_columns(events) -> EventColumns:
     if isinstance(events, EventColumns):
         return events
     return EventColumns.from_events(events)
-
-
-def _state_bytes(program: Program, cols: EventColumns, cap: float) -> int:
-    """The peak bytes of the evaluator's state -- buffered events and partial matches, each its list
-    slot, its tuple and the event index it keeps alive (:mod:`evaluators.codegen`) -- in a second,
-    untimed run of the plan compiled with byte metering."""
-    metered = compile_program(program.plans, kind=program.kind, meter=True)
-    with no_cyclic_gc():
-        rt = Runtime(metered, prepare(metered, cols), cap=cap, collect_matches=False, record_latency=False)
-        rt.run()
-    return int(rt.peakbytes)

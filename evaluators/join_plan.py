@@ -7,7 +7,8 @@ instances of its sibling and the combination goes up; the root reports.  JQPG Se
 the chain of ``n + 1`` states for an order ``O`` is the left-deep instance of the same scheme (JQPG
 Theorem 1: ``Cost_ord(O) = Cost_LDJ(O)``) -- state ``k + 1`` holds the prefixes ``O[:k]`` (the left
 input of step ``k``) and the per-variable buffers are the right inputs.  :mod:`evaluators.nfa` and
-:mod:`evaluators.tree` build a :class:`JoinPlan` each way; :mod:`evaluators.codegen` compiles it.
+:mod:`evaluators.tree` build a :class:`JoinPlan` each way; :mod:`evaluators.program` encodes it for the
+compiled kernel (:mod:`evaluators.kernel`).
 
 Where each check goes (cep.semantics is the definition of what must hold):
   * a condition on one variable filters its events at the leaf (for a Kleene variable: each element);
@@ -30,7 +31,7 @@ Where each check goes (cep.semantics is the definition of what must hold):
     order, events with equal timestamps may sit in either order, so no pair is adjacent for sure.)
     Under partition contiguity every join also requires both sides to lie in one partition.  The
     span of a match is bounded by its size, which the evaluators enforce as a second window frontier
-    (:mod:`evaluators.codegen`).
+    (:mod:`evaluators.kernel`).
 
 State, counted the same way by both evaluators: every event a plain leaf buffers is a *buffered
 event*; every instance stored at a Kleene leaf (a subset of events) or at an internal node below the

@@ -1,346 +1,236 @@
-"""What happens around the generated hot loop: preparing the columns, reporting matches in the
-canonical order, skip-till-next-match selection, releasing matches held for negation, trimming.
+"""Around the compiled kernel: the stream prepared as the kernel's arrays, one run, and its outcome.
 
-Reporting (cep.semantics, "Release" and "Selection strategies").  The loop hands over full matches
-in batches that share a release point: after each event, the matches whose last event it is
-(phase 1); before an event, the parked matches with negation whose release point it is (phase 0).
-Every later batch has a larger ``(release, phase)``, so sorting each batch by the canonical key
-reports the matches of the whole run in canonical order -- the brute-force matcher's order.
-
-Skip-till-next-match is the greedy selection in that order: a match is accepted iff none of its
-events belongs to an accepted match.  Pruning is safe: once an event is consumed, every match not
-yet reported that contains it has a larger canonical key than the accepting match (it is reported
-in this or a later batch), so the selection would reject it; hence partial matches and buffered
-events containing consumed events can be dropped at once (:meth:`Runtime.purge`) without changing
-the result, and the evaluators do so to keep their state small.
-
-Release positions are stream positions: when the stream was filtered to the pattern's event types,
-the release point of a parked match (the first stream position after its last timestamp, and past
-the window for a trailing or unordered negation) is found in the full stream's timestamps, so the
-order is the same as on the unfiltered stream; partition positions (partition contiguity) are
-computed on the full stream too.
+:func:`prepare` keeps the events of the pattern's types (a cell evaluates the whole stream; the other
+types are discarded here, before the per-event loop) and turns the attributes the conditions read into
+one float64 column each (text into ranks, :mod:`evaluators.program`).  Positions stay stream positions:
+release points of parked matches are found in the full stream's timestamps and partition positions
+are counted over the full stream, so that the canonical order (cep.semantics) is the same as on the
+unfiltered stream.  :func:`run` calls the kernel (:mod:`evaluators.kernel`): the lazy path, or the
+eager path when the program takes it.
 """
 
 from __future__ import annotations
 
-import bisect
-import time
+import numbers
+import platform
 from dataclasses import dataclass
 
 import numpy as np
 
 from cep.columnar import EventColumns
-from cep.errors import PartialMatchLimitError, WorkLimitError
+from cep.errors import PartialMatchLimitError, StreamError, WorkLimitError
 from cep.matches import Match
 from cep.pattern import Strategy, WindowKind
 
-from evaluators.codegen import BUFFERED_EVENT_BYTES, ListSpec, Program, node_entry_bytes
+from evaluators import kernel
+from evaluators.program import Program, flatten, tables_for_text
 
 
 @dataclass
 class Prepared:
-    """The pattern's events as the loop's lists (``P`` holds their positions in the full stream)."""
+    """The pattern's events as the kernel's arrays (``pos``: their stream positions)."""
 
-    T: list
-    TS: list
-    P: list
-    columns: list
-    PA: list | None
-    PP: list | None
+    codes: np.ndarray
+    ts: np.ndarray
+    key: np.ndarray
+    pos: np.ndarray
+    attrs: np.ndarray  # (attributes, events) float64
+    pa: np.ndarray  # partition codes (partition contiguity)
+    pp: np.ndarray  # position within the partition
     full_ts: np.ndarray
     n_total: int
+    blob: tuple[np.ndarray, np.ndarray]  # the plan (evaluators.program.flatten)
 
 
 def prepare(program: Program, cols: EventColumns) -> Prepared:
-    """Keep the events of the pattern's types; decode the attributes its conditions use."""
+    """Keep the events of the pattern's types; the attributes its conditions read as float64 columns."""
     code_of = {t: i for i, t in enumerate(program.type_names)}
     lut = np.asarray([code_of.get(t, -1) for t in cols.type_names] or [-1], dtype=np.int64)
     pcode = lut[cols.codes] if len(cols) else np.zeros(0, np.int64)
     idx = np.flatnonzero(pcode >= 0)
-    needs = _attribute_types(program)
-    columns = []
-    for a in program.attributes:
-        rows = idx[np.isin(pcode[idx], [code_of[t] for t in needs[a]])]
-        if len(rows) == len(idx):
-            columns.append(cols.column(a, idx))
-        else:  # only some of the pattern's types need it: others may lack it
-            vals = [None] * len(idx)
-            where = np.searchsorted(idx, rows).tolist()
-            for w, v in zip(where, cols.column(a, rows)):
-                vals[w] = v
-            columns.append(vals)
-    PA = PP = None
-    if program.strategy is Strategy.PARTITION:
-        full = cols.column_or_none(program.partition_attribute)
-        seen: dict = {}
-        ppos = []
-        for v in full:
-            k = seen.get(v, 0)
-            ppos.append(k)
-            seen[v] = k + 1
-        il = idx.tolist()
-        PA = [full[i] for i in il]
-        PP = [ppos[i] for i in il]
-    return Prepared(pcode[idx].tolist(), cols.ts[idx].tolist(), idx.tolist(), columns, PA, PP, cols.ts, len(cols))
-
-
-def _attribute_types(program: Program) -> dict[str, set[str]]:
-    out: dict[str, set[str]] = {a: set() for a in program.attributes}
-    for jp in program.plans:
-        for c in jp.sp.conditions:
-            for at in c.attributes:
-                out[at.name].add(jp.sp.type_of(at.var))
-    return out
-
-
-class Runtime:
-    """State of one evaluation run; the generated loop reads its lists and calls its methods."""
-
-    def __init__(self, program: Program, data: Prepared, *, cap: float, collect_matches: bool, record_latency: bool = True,
-                 work_cap: float = float("inf")) -> None:
-        self.program = program
-        self.T, self.TS, self.P, self.columns = data.T, data.TS, data.P, data.columns
-        self.PA, self.PP = data.PA, data.PP
-        self.KEY = data.TS if program.window_kind is WindowKind.TIME else data.P
-        self.full_ts = data.full_ts
-        self.n_total = data.n_total
-        self.n = len(data.T)
-        self.cnt = [0] * (self.n + 1)  # live partial matches by smallest event index
-        self.cntb = [0] * (self.n + 1)  # live buffered events by event index
-        self.byt = [0] * (self.n + 1) if program.meter else None  # bytes of live state by smallest index
-        self.peakbytes = None
-        self.B: list = []
-        self.lists = {ls.name: [] for ls in program.lists}
-        self.pending = {c.index: [] for c in program.clauses if c.pending}
-        self.span_limit = program.span_limit
-        self.window_size = program.span_limit
-        self.position_span = program.position_span
-        self.cap = cap
-        self.work_cap = work_cap
-        self.work = 0  # candidate combinations examined by the joins
-        self.live = 0  # live partial matches
-        self.buf = 0  # live buffered events
-        self.peak = 0  # peak of live partial matches
-        self.peakb = 0  # peak of live buffered events
-        self.peaks = 0  # peak of their sum: the evaluator's state
-        self.tot = 0  # sum over events of the live partial matches after each (for their mean)
-        self.purged = 0  # partial matches purged for a consumed event (skip-till-next-match)
-        self.fp = 0
-        self.npend = 0
-        self.relT = float("inf")
-        self.perf = time.perf_counter
-        self.bisect_right = bisect.bisect_right
-        self.collect = collect_matches
-        self.record_latency = record_latency
-        self.next = program.strategy is Strategy.NEXT
-        self.consumed = bytearray(self.n) if self.next else None
-        self.matches: list[Match] = []
-        self.n_matches = 0
-        self.latencies: list[tuple[float, int]] = []  # (latency in seconds, number of matches)
-        self.latency_work = 0  # sum over reported matches of their latency work (evaluators.engine)
-        self._clauses = {c.index: c for c in program.clauses}
-        self._sort_keys, self._makers = program.make_report(self.P, _new_match)
-        self._specs = [(self.lists[ls.name], ls) for ls in program.lists if ls.layout != "negation"]
-        self._neg_buffers = [self.lists[ls.name] for ls in program.lists if ls.layout == "negation"]
-
-    # ---- the run -------------------------------------------------------------------------------
-    def run(self) -> None:
-        self.program.run(self)
-        self.release(None, self.fp, self.work)
-
-    # ---- called by the generated loop ----------------------------------------------------------
-    def flush(self, j: int, t0: float, lw: int, fp: int) -> tuple[int, int, int]:
-        """Report the matches completed by event ``j`` (phase 1), taken from the stream at ``t0``
-        after which the joins examined ``lw`` candidates; returns the live partial matches, buffered
-        events and metered bytes purged (skip-till-next-match)."""
-        batch = self.B[:]
-        self.B.clear()
-        return self._report(batch, t0, lw, fp)
-
-    def release(self, j: int | None, fp: int, work: int) -> tuple[int, int, int]:
-        """Release the parked matches whose release point is event ``j`` (all of them at the end of
-        the stream, ``j`` None), before ``j`` is processed (phase 0), when the joins have examined
-        ``work`` candidates so far; returns what was purged, as :meth:`flush` does."""
-        out = []
-        relT = float("inf")
-        for k, pd in self.pending.items():
-            keep = []
-            for e in pd:
-                if j is None or (self.TS[j] > e[0] and self.P[j] >= e[1]):
-                    out.append(e)
-                else:
-                    keep.append(e)
-                    relT = min(relT, e[0])
-            pd[:] = keep
-        self.npend = sum(len(pd) for pd in self.pending.values())
-        self.relT = relT
-        if not out:
-            return 0, 0, 0
-        groups: dict[int, tuple[list, list, list]] = {}
-        for rel_t, rel_p, k, slots, t_arr, w_arr in out:
-            r = min(max(int(np.searchsorted(self.full_ts, rel_t, side="right")), int(rel_p)), self.n_total)
-            entries, times, works = groups.setdefault(r, ([], [], []))
-            entries.append((k, *slots))
-            times.append(t_arr)
-            works.append(work - w_arr)
-        pm = pb = pby = 0
-        for r in sorted(groups):
-            a, b, c = self._report(*groups[r], fp)
-            pm += a
-            pb += b
-            pby += c
-        return pm, pb, pby
-
-    def trim(self, j: int, fp: int) -> None:
-        """Drop expired instances from the front of every list (expiry itself is exact via ``cnt``)."""
-        for lst, spec in self._specs:
-            if spec.layout == "event":
-                k = bisect.bisect_left(lst, fp)
-            else:
-                k = 0
-                while k < len(lst) and lst[k][0] < fp:
-                    k += 1
-            if k:
-                del lst[:k]
-        if self._neg_buffers:
-            # a negated event kills only together with events of a live binding: keep 2 windows
-            horizon = self.KEY[j] - 2 * self.span_limit
-            k0 = bisect.bisect_left(self.KEY, horizon)
-            for nb in self._neg_buffers:
-                k = bisect.bisect_left(nb, k0)
-                if k:
-                    del nb[:k]
-
-    def work_exceeded(self, work: int) -> None:
-        raise WorkLimitError(
-            f"{self.program.kind} evaluator: its joins examined {work} candidate combinations, past the cap of {self.work_cap:.0f}; "
-            "raise it with max_work= (command line: --max-work) or shrink the window"
-        )
-
-    def cap_exceeded(self, live: int) -> None:
-        raise PartialMatchLimitError(
-            f"{self.program.kind} evaluator: {live} live partial matches crossed the cap of {self.cap:.0f}; "
-            "raise it with max_partial_matches= (command line: --max-partial-matches) or shrink the window"
-        )
-
-    # ---- reporting -----------------------------------------------------------------------------
-    def _report(self, batch: list, times, works, fp: int) -> tuple[int, int, int]:
-        """Report one batch of entries ``(k, slot, ...)`` sharing a release point, in canonical
-        order; ``times`` is the arrival time of each entry's last event, ``works`` the candidates
-        the joins examined since (a list, one per entry, or one value for all)."""
-        per_entry = isinstance(times, list)
-        if len(batch) > 1 and (self.collect or self.next):  # the order matters only for these
-            sk = self._sort_keys
-            if per_entry:
-                order = sorted(range(len(batch)), key=lambda i: sk[batch[i][0]](batch[i]))
-                batch = [batch[i] for i in order]
-                times = [times[i] for i in order]
-                works = [works[i] for i in order]
-            else:
-                batch.sort(key=lambda e: sk[e[0]](e))
-        purged = (0, 0, 0)
-        if self.next:
-            batch, times, works, purged = self._select_next(batch, times, works, fp)
-        self.latency_work += sum(works) if per_entry else works * len(batch)
-        if self.record_latency:
-            now = self.perf()
-            if per_entry:
-                self.latencies.extend((now - t, 1) for t in times)
-            elif batch:
-                self.latencies.append((now - times, len(batch)))
-        self.n_matches += len(batch)
-        if self.collect:
-            mk = self._makers
-            self.matches.extend([mk[e[0]](e) for e in batch])
-        return purged
-
-    def _select_next(self, batch: list, times, works, fp: int):
-        """Skip-till-next-match: accept in order the entries none of whose events is consumed."""
-        consumed = self.consumed
-        per_entry = isinstance(times, list)
-        accepted, acc_times, acc_works = [], [], []
-        newly: set[int] = set()
-        for i, e in enumerate(batch):
-            evs = _events_of(e[1:], self._clauses[e[0]].kleene)
-            if any(consumed[x] for x in evs):
-                continue
-            for x in evs:
-                consumed[x] = 1
-            newly.update(evs)
-            accepted.append(e)
-            if per_entry:
-                acc_times.append(times[i])
-                acc_works.append(works[i])
-        purged = self.purge(newly, fp) if newly else (0, 0, 0)
-        if per_entry:
-            return accepted, acc_times, acc_works, purged
-        return accepted, times, works, purged
-
-    def purge(self, consumed: set[int], fp: int) -> tuple[int, int, int]:
-        """Drop stored instances that contain a consumed event (skip-till-next-match); returns how
-        many live partial matches and buffered events that removed, and their metered bytes."""
-        pm = pb = pby = 0
-        cnt, cntb, byt = self.cnt, self.cntb, self.byt
-        for lst, spec in self._specs:
-            keep = []
-            for inst in lst:
-                if spec.layout == "event":
-                    hit, m = inst in consumed, inst
-                elif spec.layout == "kleene":
-                    hit, m = not consumed.isdisjoint(inst), inst[0]
-                else:
-                    m = inst[0]
-                    hit = False
-                    for s, kl in zip(inst[1:], spec.slot_kinds):
-                        if (not consumed.isdisjoint(s)) if kl else (s in consumed):
-                            hit = True
-                            break
-                if hit:
-                    if m >= fp:
-                        if spec.layout == "event":
-                            cntb[m] -= 1
-                            pb += 1
-                        else:
-                            cnt[m] -= 1
-                            pm += 1
-                        if byt is not None:
-                            size = entry_bytes(spec, inst)
-                            byt[m] -= size
-                            pby += size
-                else:
-                    keep.append(inst)
-            if len(keep) != len(lst):
-                lst[:] = keep
-        self.purged += pm
-        return pm, pb, pby
-
-    def partial_matches_created(self) -> int:
-        """The partial matches the run created (instances of internal plan nodes and Kleene leaves,
-        live, expired or purged), counted after the run at no cost to the loop: the loop adds each new
-        one to ``cnt`` and expiry leaves ``cnt`` alone, so ``cnt`` loses only the purged ones (the
-        ``partial_matches_created`` metric of :func:`evaluators.engine.run_program`)."""
-        return sum(self.cnt) + self.purged
-
-
-def entry_bytes(spec: ListSpec, inst) -> int:
-    """The metered bytes of one state entry (as the generated code counts them)."""
-    if spec.layout == "event":
-        return BUFFERED_EVENT_BYTES
-    if spec.layout == "kleene":
-        return 48 + 8 * len(inst)
-    return node_entry_bytes(len(inst) - 1)
-
-
-def _new_match(bindings) -> Match:
-    """``Match(bindings)`` without the NamedTuple constructor's Python-level call (twice as fast)."""
-    return tuple.__new__(Match, (bindings,))
-
-
-def _events_of(slots, kleene) -> list[int]:
-    out = []
-    for s, kl in zip(slots, kleene):
-        if kl:
-            out.extend(s)
+    codes = pcode[idx]
+    ts = np.ascontiguousarray(cols.ts[idx], dtype=np.float64)
+    pos = idx.astype(np.int64)
+    key = ts if program.window_kind is WindowKind.TIME else pos.astype(np.float64)
+    attrs = np.full((len(program.attributes), len(idx)), np.nan)
+    text: dict[int, tuple[np.ndarray, list]] = {}  # attribute column -> (rows, text values)
+    for a_i, name in enumerate(program.attributes):
+        needed = [code_of[t] for t in program.attribute_types.get(name, ())]
+        rows = np.flatnonzero(np.isin(codes, needed))
+        values = _values(cols, name, idx[rows])
+        if values.dtype == object:
+            text[a_i] = (rows, _text_values(name, values, cols.source))
         else:
-            out.append(s)
+            attrs[a_i, rows] = values
+    blob = program.blob
+    constants = {c.value for c in _constants(program) if isinstance(c.value, str)}
+    if text or constants:
+        strings = set(constants)
+        for _, vals in text.values():
+            strings.update(vals)
+        rank = {s: i for i, s in enumerate(sorted(strings))}
+        for a_i, (rows, vals) in text.items():
+            attrs[a_i, rows] = [rank[v] for v in vals]
+        blob = flatten(tables_for_text(program, {program.attributes[a_i]: True for a_i in text}, rank))
+    pa = pp = np.zeros(0, np.int64)
+    if program.strategy is Strategy.PARTITION:
+        full = _partition_codes(cols, program.partition_attribute)
+        ppos = _positions_in_partition(full)
+        pa, pp = full[idx], ppos[idx]
+    return Prepared(codes, ts, np.ascontiguousarray(key), pos, attrs, pa, pp, np.ascontiguousarray(cols.ts, dtype=np.float64), len(cols), blob)
+
+
+def _values(cols: EventColumns, name: str, rows: np.ndarray) -> np.ndarray:
+    """Attribute ``name`` at ``rows``: float64 when every value is a number, object (text) otherwise."""
+    values = cols.values(name, rows)
+    if values.dtype != object:
+        return values.astype(np.float64, copy=False)
+    items = values.tolist()
+    if all(isinstance(v, numbers.Real) for v in items):
+        return np.asarray(items, dtype=np.float64)
+    return values
+
+
+def _text_values(name: str, values: np.ndarray, source: str) -> list[str]:
+    items = values.tolist()
+    for v in items:
+        if not isinstance(v, str):
+            raise StreamError(f"{source}: attribute {name!r} mixes text and numbers ({v!r}); a condition compares one kind")
+    return items
+
+
+def _constants(program: Program):
+    from cep.conditions import Const
+
+    out = []
+
+    def walk(e):
+        if isinstance(e, Const):
+            out.append(e)
+        for part in ("left", "right", "operand"):
+            if hasattr(e, part):
+                walk(getattr(e, part))
+
+    for c in program.conditions:
+        walk(c.left)
+        walk(c.right)
     return out
+
+
+def _partition_codes(cols: EventColumns, attribute: str) -> np.ndarray:
+    """A code per event for its value of the partition attribute (events lacking it share one)."""
+    import pandas as pd
+
+    values = cols.column_or_none(attribute)
+    codes, _ = pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=False)
+    return np.asarray(codes, dtype=np.int64)
+
+
+def _positions_in_partition(codes: np.ndarray) -> np.ndarray:
+    """For each event, how many events of its partition came before it."""
+    if not len(codes):
+        return np.zeros(0, np.int64)
+    order = np.argsort(codes, kind="stable")
+    sorted_codes = codes[order]
+    starts = np.r_[0, np.flatnonzero(np.diff(sorted_codes)) + 1]
+    run_start = np.repeat(starts, np.diff(np.r_[starts, len(codes)]))
+    out = np.empty(len(codes), np.int64)
+    out[order] = np.arange(len(codes)) - run_start
+    return out
+
+
+@dataclass
+class Outcome:
+    """What one run of the kernel gives: its counters, the matches as rows, and latencies."""
+
+    counters: np.ndarray
+    rows: np.ndarray  # [clause, position or Kleene offset per slot]
+    elements: np.ndarray  # Kleene slots: [length, positions...] at their offset
+    latencies: np.ndarray  # (nanoseconds, matches) per report
+    pattern_events: int  # events of the pattern's types
+
+    def __getitem__(self, name: str) -> int:
+        return int(self.counters[getattr(kernel, name)])
+
+    @property
+    def stopped(self) -> bool:
+        """Whether a cap stopped the run."""
+        return bool(self.counters[kernel.C_STATUS] != kernel.STATUS_OK)
+
+
+_warm = False
+#: latencies are read from the processor's cycle counter on x86-64 (a few nanoseconds a read) and
+#: converted by the run's own calibration against the monotonic clock; elsewhere from clock_gettime
+TSC = platform.machine().lower() in ("x86_64", "amd64")
+
+
+def warm_up(program: Program) -> None:
+    """Load the kernel once per process (from numba's disk cache, or compile it on a machine's first
+    run) by running it on an empty stream: the first call of a numba function pays that, and the
+    timed span must not (JQPG's throughput measures detection).  Costs are in ``docs/engine.md``."""
+    global _warm
+    if _warm:
+        return
+    empty = EventColumns([], np.zeros(0, np.int64), np.zeros(0), columns={a: np.zeros(0) for a in program.attributes})
+    data = prepare(program, empty)
+    for eager in (False, True):
+        for collect in (False, True):
+            if eager:
+                kernel.run_eager(*data.blob, data.codes, data.ts, data.key, data.pos, data.attrs, 1.0, 1.0, collect, True, TSC)
+            else:
+                kernel.run_lazy(*data.blob, data.codes, data.ts, data.key, data.pos, data.attrs, data.pa, data.pp,
+                                data.full_ts, 0, 1.0, 1.0, collect, True, TSC)
+    _warm = True
+
+
+def run(program: Program, data: Prepared, *, cap: float, work_cap: float, collect: bool, record: bool = True) -> Outcome:
+    """One run of the kernel.  A run stopped at a cap returns too: ``outcome.stopped`` says so, and
+    :func:`raise_if_capped` turns it into the error (benchmarks read the counts of a capped run)."""
+    if len(data.codes) >= 2**31 - 1:
+        raise StreamError(f"{len(data.codes)} events of the pattern's types: the evaluators index at most 2**31 - 2")
+    if program.eager:
+        c, rows, elems, lat = kernel.run_eager(*data.blob, data.codes, data.ts, data.key, data.pos, data.attrs,
+                                               float(cap), float(work_cap), collect, record, TSC)
+    else:
+        c, rows, elems, lat = kernel.run_lazy(*data.blob, data.codes, data.ts, data.key, data.pos, data.attrs, data.pa, data.pp,
+                                              data.full_ts, data.n_total, float(cap), float(work_cap), collect, record, TSC)
+    lat = lat[: c[kernel.C_NLAT]].astype(np.float64)
+    lat[:, 0] *= c[kernel.C_CLOCK_NS] / c[kernel.C_CLOCK_TICKS]  # clock units -> ns
+    return Outcome(c, rows[: c[kernel.C_NOUT]], elems[: c[kernel.C_NOUTE]], lat, len(data.codes))
+
+
+def raise_if_capped(program: Program, out: Outcome, cap: float, work_cap: float) -> None:
+    """The cap errors of a run a cap stopped, with the stream events processed before the event that
+    crossed it (``processed``)."""
+    c = out.counters
+    status = c[kernel.C_STATUS]
+    if status == kernel.STATUS_PARTIAL_MATCHES:
+        raise PartialMatchLimitError(
+            f"{program.kind} evaluator: {int(c[kernel.C_STATUS_VALUE])} live partial matches crossed the cap of {cap:.0f}; "
+            "raise it with max_partial_matches= (command line: --max-partial-matches) or shrink the window",
+            processed=int(c[kernel.C_PROCESSED]),
+        )
+    if status == kernel.STATUS_WORK:
+        raise WorkLimitError(
+            f"{program.kind} evaluator: its joins examined {int(c[kernel.C_STATUS_VALUE])} candidate combinations, past the cap of "
+            f"{work_cap:.0f}; raise it with max_work= (command line: --max-work) or shrink the window",
+            processed=int(c[kernel.C_PROCESSED]),
+        )
+
+
+def matches_of(program: Program, out: Outcome) -> list[Match]:
+    """The reported matches as :class:`cep.Match` values, in the order of the run (canonical)."""
+    rows = out.rows.tolist()
+    elems = out.elements.tolist()
+    layouts = []
+    for info in program.clauses:
+        order = sorted(range(len(info.positive)), key=lambda i: info.positive[i])
+        layouts.append([(info.positive[i], i + 1, info.kleene[i]) for i in order])
+    new = tuple.__new__
+    result = []
+    for row in rows:
+        result.append(new(Match, ((tuple(
+            (name, tuple(elems[row[c] + 1 : row[c] + 1 + elems[row[c]]]) if kl else (row[c],))
+            for name, c, kl in layouts[row[0]]
+        )),)))
+    return result

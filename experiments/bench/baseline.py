@@ -131,3 +131,67 @@ def run_at_revision(script: str, payload: dict, rev: str = BASELINE_REVISION, ti
     if not lines:
         raise ConfigError(f"the baseline run at {rev} printed nothing")
     return json.loads(lines[-1])
+
+
+#: runs evaluation cases with the revision's own engine (see :func:`evaluate_at_revision`)
+EVALUATE_SCRIPT = '''
+import statistics, time
+from cep.columnar import read_nasdaq_text_columns
+from cep.errors import EvaluationLimitError
+from cep.parser import parse_pattern
+from cep.plans import OrderPlan, PatternPlan, TreePlan, tree_from_json
+from evaluators import compile_evaluator, evaluate
+
+pl = json.load(sys.stdin)
+if pl.get("text"):
+    events = lambda: read_nasdaq_text_columns(pl["text"])
+else:
+    events = load_columns(pl["stream"])
+out = []
+for case in pl["cases"]:
+    p = parse_pattern(case["pattern"])
+    plan = PatternPlan(tuple(OrderPlan(tuple(x)) if case["kind"] == "order" else TreePlan(tree_from_json(x)) for x in case["plans"]))
+    row = {}
+    if case.get("until_cap"):
+        # the revision's Runtime, so that a run its cap stops still says how many partial matches it made
+        from evaluators.runtime import Runtime, prepare
+        program = compile_evaluator(p, plan, case["evaluator"])
+        times = []
+        for _ in range(pl["repeats"]):
+            t = time.perf_counter()
+            rt = Runtime(program, prepare(program, events), cap=case["cap"], collect_matches=False)
+            try:
+                rt.run()
+                row = {"capped": False}
+            except EvaluationLimitError:
+                row = {"capped": True}
+            times.append(time.perf_counter() - t)
+            row["partial_matches_created"] = rt.partial_matches_created()
+        row["elapsed_s"] = statistics.median(times)
+    else:
+        runs = [evaluate(p, plan, events, evaluator=case["evaluator"], measure_memory=False, collect_matches=pl["collect"],
+                         max_partial_matches=case.get("cap")).metrics for _ in range(pl["repeats"])]
+        row = {k: statistics.median(m[k] for m in runs) for k in ("throughput_eps", "elapsed_s", "decode_s")}
+        row.update({k: runs[0][k] for k in ("matches", "partial_matches_created", "work")})
+    out.append(row)
+print(json.dumps(out))
+'''
+
+
+def evaluate_at_revision(cases: list[dict], *, repeats: int, stream: Path | None = None, text: Path | None = None,
+                         collect: bool = False, rev: str = BASELINE_REVISION, timeout: float | None = None) -> list[dict]:
+    """Run ``cases`` with the engine of ``rev`` on a stream written by :func:`save_columns` (``stream``) or
+    a NASDAQ text file it decodes itself (``text``).  A case: ``pattern`` (text), ``evaluator``, ``kind``
+    ("order" or "tree") and ``plans`` (one JSON plan per DNF clause), optional ``cap``; with
+    ``until_cap`` the run is timed until the partial-match cap stops it.  Returns per case the median
+    ``throughput_eps``, ``elapsed_s``, ``decode_s`` and the counts of the first run (or, until the cap,
+    ``capped`` and the median time to it)."""
+    payload = {"cases": cases, "repeats": repeats, "collect": collect,
+               "stream": str(stream) if stream else None, "text": str(text) if text else None}
+    return run_at_revision(EVALUATE_SCRIPT, payload, rev=rev, timeout=timeout)
+
+
+def plan_case(pattern_text: str, plan, evaluator: str, **extra) -> dict:
+    """The case of :func:`evaluate_at_revision` for a pattern's plan (a :class:`cep.plans.PatternPlan`)."""
+    kind = plan.kind
+    return {"pattern": pattern_text, "evaluator": evaluator, "kind": kind, "plans": [p.to_json() for p in plan.plans], **extra}

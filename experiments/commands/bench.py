@@ -16,6 +16,7 @@ HELP = "run a benchmark (planners: plan time and cost; evaluators: throughput)"
 BENCHMARKS: dict[str, str] = {
     "planners": "experiments.bench.planners",
     "evaluators": "experiments.bench.evaluators",
+    "density": "experiments.bench.density",
     "next": "experiments.bench.next",
     "multi": "experiments.bench.multi",
     "hamlet": "experiments.bench.hamlet",

@@ -116,8 +116,9 @@ def test_peak_memory_is_the_state_not_the_input():
     assert cheap["matches"] == costly["matches"] == 200 * 200
     # buffered: 200 A, 200 B, 1 C; partial matches: (a, c) pairs 200, (a, b) pairs 200 * 200
     assert cheap["peak_state"] == 401 + 200 and costly["peak_state"] == 401 + 200 * 200
-    # 30,000 decoded input events take megabytes; the cheap plan keeps 401 event indices and 200 pairs
-    assert cheap["peak_memory_bytes"] == 401 * 36 + 200 * (8 + 40 + 8 * 3)
+    # 30,000 decoded input events take megabytes; the cheap plan keeps 401 buffered events, each a row
+    # [newest, oldest, event] of int32, and 200 pairs, each [newest, oldest, a, c]
+    assert cheap["peak_memory_bytes"] == 401 * (3 * 4) + 200 * (4 * 4)
     assert costly["peak_memory_bytes"] > 10 * cheap["peak_memory_bytes"]
 
 
@@ -236,14 +237,42 @@ def test_opencep_reference_cases_give_opencep_match_counts(medium_x10, structure
 
 def test_work_counts_the_candidates_joins_examine_and_its_cap_stops_a_run():
     """AND(A a, B b) with a condition that never holds keeps no partial match, yet every event
-    scans the other type's buffer: alternating A, B (300 each) examines 300 * 300 candidates."""
+    examines every buffered event of the other type (AND imposes no order, the window is an hour):
+    alternating A, B (300 each) examines 300 * 300 candidates.  The cap stops the run at the
+    candidate that crosses it and says how many stream events were processed before that event."""
     s = EventStream([Event(t, float(i), {"x": float(i)}) for i in range(300) for t in "AB"])
-    p = parse_pattern("PATTERN AND(A a, B b) WHERE a.x = b.x + 1000 WITHIN 1 hour")
+    p = parse_pattern("PATTERN AND(A a, B b) WHERE a.x > b.x + 1000 WITHIN 1 hour")
     plan = PatternPlan((TreePlan(("a", "b")),))
     m = evaluate(p, plan, s, measure_memory=False).metrics
     assert m["work"] == 300 * 300 and m["matches"] == 0 and m["peak_partial_matches"] == 0
-    with pytest.raises(WorkLimitError, match="examined 40[0-9]* candidate combinations, past the cap of 40000"):
+    with pytest.raises(WorkLimitError, match="examined 40001 candidate combinations, past the cap of 40000") as err:
         evaluate(p, plan, s, max_work=40_000, measure_memory=False)
+    # the A and B of second i examine i and i + 1 candidates: 40,000 is crossed at the A of second 200 (position 400)
+    assert err.value.processed == 400
+
+
+def test_equality_conditions_look_their_candidates_up_by_hash():
+    """An equality between the two sides of a join reads one hash bucket: a.x = b.x + 1000 holds for
+    no pair, so no candidate is examined; a.x = b.x + 1 holds for the 299 pairs (A of second i, B of
+    second i - 1), each examined once, when its later event arrives."""
+    s = EventStream([Event(t, float(i), {"x": float(i)}) for i in range(300) for t in "AB"])
+    for cond, matches in (("a.x = b.x + 1000", 0), ("a.x = b.x + 1", 299), ("b.x + 1 = a.x", 299)):
+        p = parse_pattern(f"PATTERN AND(A a, B b) WHERE {cond} WITHIN 1 hour")
+        for plan in (PatternPlan((TreePlan(("a", "b")),)), PatternPlan((OrderPlan(("b", "a")),))):
+            r = evaluate(p, plan, s, measure_memory=False)
+            assert r.metrics["work"] == matches and r.metrics["matches"] == matches
+            assert r.matches == brute_force_matches(p, s)
+
+
+def test_work_counts_only_the_candidates_the_seq_order_and_the_window_allow():
+    """SEQ(A a, B b) on A, B alternating once a second, a condition that never holds: an A examines no
+    buffered B (every one precedes it), a B the As of the last 10 seconds -- the pairs in order within
+    the window, on both evaluators and either order of the join."""
+    s = EventStream([Event(t, float(i), {"x": float(i)}) for i in range(100) for t in "AB"])
+    p = parse_pattern("PATTERN SEQ(A a, B b) WHERE a.x > b.x + 1000 WITHIN 10 seconds")
+    pairs = sum(1 for i in range(100) for k in range(100) if 0 <= k - i <= 10)
+    for plan in (PatternPlan((OrderPlan(("a", "b")),)), PatternPlan((OrderPlan(("b", "a")),)), PatternPlan((TreePlan(("b", "a")),))):
+        assert evaluate(p, plan, s, measure_memory=False).metrics["work"] == pairs
 
 
 def test_the_work_cap_stops_a_run_inside_the_event_that_crosses_it():

@@ -18,7 +18,8 @@ from experiments.workloads.jqpg import make_pattern
 
 def test_the_sweep_reports_what_the_cells_pipeline_computes(capsys):
     args = argparse.Namespace(sizes="3", planners="EFREQ,DP-B", datasets="nasdaq", sets="seq", per_size=1, types=6,
-                              window=600.0, seed=0, repeats=1, max_partial_matches=None, json=True)
+                              window=600.0, seed=0, repeats=1, max_partial_matches=None, json=True,
+                              against=None, no_baseline=True)
     run_sweep(args)
     rows = {r["planner"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
     assert set(rows) == {"EFREQ", "DP-B"} and all(r["consistent"] for r in rows.values())
