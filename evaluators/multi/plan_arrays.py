@@ -36,27 +36,34 @@ from cep.conditions import expr_variables
 from cep.global_plans import GlobalPlan, SharedNode
 from cep.pattern import SeqOrder, Strategy, WindowKind
 
-from evaluators.multi.programs import Programs
+from evaluators.multi.programs import CMP_AA, CMP_AC, CMP_CODES, Programs
 from evaluators.multi.stream_arrays import Vocabulary
 
 LEAF, JOIN, FILTER = 0, 1, 2
 
 (K_KIND, K_SIZE, K_LEFT, K_RIGHT, K_TIME, K_STRICT, K_STORE, K_LTYPE, K_LKL, K_LMIN, K_LMAX, K_ENUM,
- K_COND0, K_COND1, K_DIST0, K_DIST1, K_SEQ0, K_SEQ1, K_UP0, K_UP1, K_ROOT0, K_ROOT1, K_ANC0, K_ANC1,
- K_HIX0, K_HIX1, K_INTERNAL, K_ANCHORED) = range(28)
-N_KCOLS = 28
+ K_CHK0, K_CHK1, K_UP0, K_UP1, K_ROOT0, K_ROOT1, K_ANC0, K_ANC1, K_HIX0, K_HIX1, K_INTERNAL, K_ANCHORED) = range(24)
+N_KCOLS = 24
 
-J_PARENT, J_SIDE, J_SIB, J_LB0, J_LB1, J_UB0, J_UB1, J_HIDX, J_HXPROG, J_SKIP = range(10)
-N_JCOLS = 10
+# a check row CHK[q] = (kind, a, b, c, d, e, f)
+CK_DIST, CK_SEQ, CK_AA, CK_AC, CK_PROG = range(5)
+N_CHKCOLS = 7
+
+(J_PARENT, J_SIDE, J_SIB, J_LB0, J_LB1, J_UB0, J_UB1, J_HIDX, J_HXPROG, J_SKIP, J_HOP) = range(11)
+N_JCOLS = 11
 
 O_PAT, O_TIME, O_STRAT, O_STRICT, O_PART, O_NEG0, O_NEG1, O_SIZE, O_UNBOUNDED = range(9)
 N_OCOLS = 9
 O_SPAN, O_WSIZE = 0, 1
 
-G_TYPE, G_PRED0, G_PRED1, G_SUCC0, G_SUCC1, G_COND0, G_COND1, G_DEP0, G_DEP1 = range(9)
+G_TYPE, G_PRED0, G_PRED1, G_SUCC0, G_SUCC1, G_CHK0, G_CHK1, G_DEP0, G_DEP1 = range(9)
 N_GCOLS = 9
 
 A_NODE, A_KSIDE, A_KLEAF, A_SIB, A_JROW = range(5)
+
+#: index kinds of ``HX[h, H_KIND]``: hash buckets of an equality, blocks sorted by value of a comparison
+H_NODE, H_PROG, H_KIND = range(3)
+HASH, RANGE = 0, 1
 
 #: strategy codes of ``OI[o, O_STRAT]``
 STRATEGY_CODES = {Strategy.ANY: 0, Strategy.NEXT: 1, Strategy.STRICT: 2, Strategy.PARTITION: 3}
@@ -75,6 +82,7 @@ class PlanArrays:
     owner_kleene: list[tuple[bool, ...]]
     vocab: Vocabulary
     programs: Programs
+    n_indexes: int
     anchored: dict[int, tuple[int, int, int]] = field(default_factory=dict)  # node id -> (side, K id, sibling id)
     enum: dict[int, bool] = field(default_factory=dict)  # Kleene leaf id -> whether it builds subsets
 
@@ -147,6 +155,9 @@ def _latest_slots(n: SharedNode, memo: dict) -> set[int]:
     return {u for u in range(n.size) if all((w, u) in pairs for w in range(n.size) if w != u)}
 
 
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "="}
+
+
 def _slot_names(k: int, offset: int = 0) -> dict[str, int]:
     return {f"_{i}": i - offset for i in range(offset, offset + k)}
 
@@ -171,9 +182,8 @@ def encode_plan(g: GlobalPlan, *, anchor_kleene: bool = True) -> PlanArrays:
     NI = np.zeros((N, N_KCOLS), np.int64)
     NF = np.zeros((N, 1), np.float64)
     NSLK = np.zeros((N, width + 1), np.int64)
-    conds: list[int] = []
-    dist: list[tuple[int, int]] = []
-    seqp: list[tuple[int, int]] = []
+    chk: list[list[int]] = []
+    cond_rows: dict[int, list[tuple[int, object]]] = {}  # node -> (check row, condition)
     upj: list[int] = []
     rooto: list[int] = []
     ancl: list[int] = []
@@ -181,19 +191,35 @@ def encode_plan(g: GlobalPlan, *, anchor_kleene: bool = True) -> PlanArrays:
     jt: list[list[int]] = []
     lbs: list[int] = []
     ubs: list[int] = []
-    hx: list[tuple[int, int]] = []
+    hx: list[tuple[int, int, int]] = []
     hx_of: dict = {}
+
+    def add_conditions(conds, slot_of: dict, kleene: dict) -> list[tuple[int, object]]:
+        """Check rows of conditions, the fused ones first, those over a Kleene slot last."""
+        rows = []
+        for c in sorted(conds, key=lambda c: any(kleene.get(slot_of[v], False) for v in c.variables)):
+            pid = prog.condition(c, slot_of, kleene)
+            ins = prog.instructions[prog.bounds[pid][0]]
+            if prog.kleene_slots[pid] or ins[0] < CMP_AA:
+                rows.append(([CK_PROG, pid, 0, 0, 0, 0, 0], c))
+            elif ins[0] >= CMP_AC:
+                rows.append(([CK_AC, ins[1], ins[2], ins[3], 0, ins[0] - CMP_AC, 0], c))
+            else:
+                rows.append(([CK_AA, ins[1], ins[2], ins[3], ins[4], ins[0] - CMP_AA, 0], c))
+        rows.sort(key=lambda r: r[0][0] == CK_PROG)
+        out = []
+        for row, c in rows:
+            out.append((len(chk), c))
+            chk.append(row)
+        return out
 
     roots_of: dict[int, list[int]] = {}
     for o in owners:
         roots_of.setdefault(g.roots[o].id, []).append(owner_index[o])
 
-    def users_of(n):
-        return [clauses[o] for o in n.users]
-
     # ---- nodes ---------------------------------------------------------------------------------
     for i, n in enumerate(nodes):
-        users = users_of(n)
+        users = [clauses[o] for o in n.users]
         NF[i, 0] = max(sp.window.span_limit for sp in users)
         NI[i, K_TIME] = users[0].window.kind is WindowKind.TIME
         NI[i, K_STRICT] = _strict(n)
@@ -206,36 +232,65 @@ def encode_plan(g: GlobalPlan, *, anchor_kleene: bool = True) -> PlanArrays:
         for s, kl in enumerate(n.slot_kleene):
             NSLK[i, s] = kl
         kleene = {s: kl for s, kl in enumerate(n.slot_kleene)}
-        NI[i, K_COND0] = len(conds)
+        NI[i, K_CHK0] = len(chk)
         if n.leaf is not None:
             NI[i, K_KIND] = LEAF
             NI[i, K_LTYPE] = types[n.leaf.type]
             NI[i, K_LKL] = n.leaf.kleene
             NI[i, K_LMIN] = n.leaf.min_size
             NI[i, K_LMAX] = -1 if n.leaf.max_size is None else n.leaf.max_size
-            conds.extend(prog.condition(c, {"_0": 0}, {0: False}) for c in n.leaf.filters)
+            add_conditions(n.leaf.filters, {"_0": 0}, {0: False})
         else:
             NI[i, K_KIND] = FILTER if n.is_filter else JOIN
-            ordered = sorted(n.conds, key=lambda c: any(kleene[int(v[1:])] for v in c.variables))
-            conds.extend(prog.condition(c, _slot_names(n.size), kleene) for c in ordered)
-        NI[i, K_COND1] = len(conds)
-        NI[i, K_DIST0] = len(dist)
-        if n.leaf is None and not n.is_filter:
-            nl = n.left.size
-            for a in range(nl):
-                for b in range(nl, n.size):
-                    if n.slot_types[a] == n.slot_types[b]:
-                        dist.append((a, b))
-        NI[i, K_DIST1] = len(dist)
-        NI[i, K_SEQ0] = len(seqp)
-        seqp.extend(n.pairs)
-        NI[i, K_SEQ1] = len(seqp)
+            if not n.is_filter:
+                nl = n.left.size
+                for a in range(nl):
+                    for b in range(nl, n.size):
+                        if n.slot_types[a] == n.slot_types[b]:
+                            chk.append([CK_DIST, a, b, kleene[a], kleene[b], 0, 0])
+            for u, v in n.pairs:
+                chk.append([CK_SEQ, u, v, kleene[u], kleene[v], 0, 0])
+            cond_rows[i] = add_conditions(n.conds, _slot_names(n.size), kleene)
+        NI[i, K_CHK1] = len(chk)
+
+    def index_for(p: SharedNode, xs: set[int], sib: SharedNode, yoff: int) -> tuple[int, int, int, int]:
+        """``(index, key program of the new instance, check row it replaces, comparison)`` of the
+        first condition of ``p`` between the two sides, over no Kleene slot, that an index of the
+        sibling answers: an equality (hash buckets) before an order comparison (sorted blocks)."""
+        kl = p.slot_kleene
+        best = None
+        for q, c in cond_rows[index[p.id]]:
+            if c.op == "!=":
+                continue
+            lv = {int(v[1:]) for v in expr_variables(c.left)}
+            rv = {int(v[1:]) for v in expr_variables(c.right)}
+            if not lv or not rv or any(kl[s] for s in lv | rv):
+                continue
+            if rv <= xs and not (lv & xs):  # sibling on the left: y op x
+                ye, xe, op = c.left, c.right, c.op
+            elif lv <= xs and not (rv & xs):
+                ye, xe, op = c.right, c.left, _FLIP[c.op]
+            else:
+                continue
+            kind = HASH if op == "=" else RANGE
+            if best is None or (kind == HASH and best[0] == RANGE):
+                best = (kind, q, ye, xe, op)
+            if kind == HASH:
+                break
+        if best is None:
+            return -1, -1, -1, 0
+        kind, q, ye, xe, op = best
+        key = (index[sib.id], prog.value(ye, _slot_names(sib.size, yoff)), kind)
+        if key not in hx_of:
+            hx_of[key] = len(hx)
+            hx.append(key)
+        return hx_of[key], prog.value(xe, _slot_names(p.size)), q, CMP_CODES[op]
 
     def join_row(p: SharedNode, side: int) -> int:
         """A join descriptor: parent ``p`` with a new instance on ``side``."""
         pi = index[p.id]
         if p.is_filter:
-            jt.append([pi, side, -1, len(lbs), len(lbs), len(ubs), len(ubs), -1, -1, -1])
+            jt.append([pi, side, -1, len(lbs), len(lbs), len(ubs), len(ubs), -1, -1, -1, 0])
             return len(jt) - 1
         nl = p.left.size
         xs = set(range(nl)) if side == 0 else set(range(nl, p.size))
@@ -247,31 +302,8 @@ def encode_plan(g: GlobalPlan, *, anchor_kleene: bool = True) -> PlanArrays:
         lb1, ub0 = len(lbs), len(ubs)
         ubs.extend(sorted({v for u, v in p.pairs if v in xs and u not in xs and (u - yoff) in latest}))
         ub1 = len(ubs)
-        hidx = hprog = skip = -1
-        kl = p.slot_kleene
-        c0 = NI[pi, K_COND0]
-        ordered = sorted(p.conds, key=lambda c: any(kl[int(v[1:])] for v in c.variables))
-        for q, c in enumerate(ordered):
-            if c.op != "=":
-                continue
-            lv = {int(v[1:]) for v in expr_variables(c.left)}
-            rv = {int(v[1:]) for v in expr_variables(c.right)}
-            if not lv or not rv or any(kl[s] for s in lv | rv):
-                continue
-            if lv <= xs and not (rv & xs):
-                xe, ye = c.left, c.right
-            elif rv <= xs and not (lv & xs):
-                xe, ye = c.right, c.left
-            else:
-                continue
-            yprog = prog.value(ye, _slot_names(sib.size, yoff))
-            key = (index[sib.id], yprog)
-            if key not in hx_of:
-                hx_of[key] = len(hx)
-                hx.append(key)
-            hidx, hprog, skip = hx_of[key], prog.value(xe, _slot_names(p.size)), c0 + q
-            break
-        jt.append([pi, side, index[sib.id], lb0, lb1, ub0, ub1, hidx, hprog, skip])
+        hidx, hprog, skip, op = index_for(p, xs, sib, yoff)
+        jt.append([pi, side, index[sib.id], lb0, lb1, ub0, ub1, hidx, hprog, skip, op])
         return len(jt) - 1
 
     # ---- links, roots, anchored nodes --------------------------------------------------------------
@@ -305,7 +337,7 @@ def encode_plan(g: GlobalPlan, *, anchor_kleene: bool = True) -> PlanArrays:
             enum[n.id] = e
     for i in range(N):
         NI[i, K_HIX0] = len(hix)
-        hix.extend(h for h, (node, _) in enumerate(hx) if node == i)
+        hix.extend(h for h, (node, _, _) in enumerate(hx) if node == i)
         NI[i, K_HIX1] = len(hix)
 
     # ---- owners and their negated variables ------------------------------------------------------
@@ -339,9 +371,9 @@ def encode_plan(g: GlobalPlan, *, anchor_kleene: bool = True) -> PlanArrays:
             for group in (sp.preds[neg] & pos, sp.succs[neg] & pos):
                 row += [len(nsl), len(nsl) + len(group)]
                 nsl.extend(sorted(slot[v] for v in group))
-            c0 = len(conds)
-            conds.extend(prog.condition(c, {**slot, neg: root.size}, kleene) for c in sp.negation_conditions(neg))
-            row += [c0, len(conds)]
+            c0 = len(chk)
+            add_conditions(sp.negation_conditions(neg), {**slot, neg: root.size}, kleene)
+            row += [c0, len(chk)]
             deps = sp.negation_dependencies(neg)
             row += [len(nsl), len(nsl) + len(deps)]
             nsl.extend(sorted(slot[v] for v in deps))
@@ -361,8 +393,8 @@ def encode_plan(g: GlobalPlan, *, anchor_kleene: bool = True) -> PlanArrays:
         return np.asarray(x or [[0] * cols], np.int64).reshape(-1, cols)
 
     ins, pb, pkb, pks = prog.arrays()
-    tables = (NI, NF, NSLK, arr(jt, N_JCOLS), OI, OF, arr(ng, N_GCOLS), arr(an, 5), arr(hx, 2),
-              arr(conds), arr(dist, 2), arr(seqp, 2), arr(upj), arr(rooto), arr(ancl), arr(lbs), arr(ubs),
-              arr(nsl), tlr, arr(tleaf), arr(hix), ins, pb, pkb, pks)
-    return PlanArrays(tables, N, width, index, owners, owner_vars, owner_kleene, vocab, prog,
+    tables = (NI, NF, NSLK, arr(jt, N_JCOLS), OI, OF, arr(ng, N_GCOLS), arr(an, 5), arr(hx, 3)[:max(1, len(hx))],
+              arr(chk, N_CHKCOLS), arr(upj), arr(rooto), arr(ancl), arr(lbs), arr(ubs), arr(nsl), tlr, arr(tleaf),
+              arr(hix), ins, pb, pkb, pks)
+    return PlanArrays(tables, N, width, index, owners, owner_vars, owner_kleene, vocab, prog, len(hx),
                       {nid: (s, k.id, p.id) for nid, (s, k, p) in anchored.items()}, enum)

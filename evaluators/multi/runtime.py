@@ -197,7 +197,9 @@ class MultiRuntime:
         P = self.plan.tables
         kernel_ready(P, sa, len(self.vocab.types), consts)
         t0 = time.perf_counter()
-        status, processed, C, counts, outo, outs, kprev, klast = kernel.run_kernel(P, S, R)
+        status, processed, C, counts, outo, outs, kprev, klast, wbn, cbn = kernel.run_kernel(P, S, R)
+        self.work_by_node = {nid: int(wbn[i]) for nid, i in self.plan.node_index.items()}
+        self.created_by_node = {nid: int(cbn[i]) for nid, i in self.plan.node_index.items()}
         if status == kernel.STATUS_PARTIAL_MATCHES:
             raise PartialMatchLimitError(f"more than {max_partial_matches:,} live partial matches", processed=int(processed))
         if status == kernel.STATUS_WORK:
@@ -238,7 +240,7 @@ class MultiRuntime:
             sp = clauses[o]
             ofast[i] = sp.strategy is Strategy.ANY and not sp.negated and not collect_matches
             oout[i] = collect_matches or sp.strategy is Strategy.NEXT
-        rooto = self.plan.tables[13]
+        rooto = self.plan.tables[11]
         nmat = np.zeros(N, np.int64)
         for u in range(N):
             slow = any(not ofast[rooto[q]] for q in range(NI[u, K_ROOT0], NI[u, K_ROOT1]))
@@ -250,12 +252,11 @@ class MultiRuntime:
     def _read_out(self, outo, outs, kprev, klast, TS, counts, found, collect_matches) -> None:
         """The matches the kernel wrote out: collected per pattern, or (skip-till-next-match)
         selected per pattern over its clauses' candidates in canonical order."""
-        W = self.plan.width
         owners, ovars, okl = self.plan.owners, self.plan.owner_vars, self.plan.owner_kleene
         clauses = self.g.clauses
         kp = kprev.tolist()
         kl = klast.tolist()
-        rows = outs.reshape(-1, W).tolist() if W else []
+        rows = outs.tolist()
         next_keyed: dict[int, list] = {}
         stamps = _Stamps(TS)
         for o, row in zip(outo.tolist(), rows):
