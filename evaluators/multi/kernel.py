@@ -70,7 +70,9 @@ from evaluators.multi.plan_arrays import (
     J_PARENT,
     J_SIB,
     J_SIDE,
-    J_SKIP,
+    J_CHK0,
+    J_CHK1,
+    J_CIDX,
     J_UB0,
     J_UB1,
     K_ANC0,
@@ -141,7 +143,7 @@ def _grow_i2(a, need):
     return b
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _lower_bound(A, lo, hi, v):
     """The first index in ``[lo, hi)`` of sorted ``A`` whose value is ``>= v`` (``hi`` if none)."""
     while lo < hi:
@@ -153,7 +155,7 @@ def _lower_bound(A, lo, hi, v):
     return lo
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _upper_bound(A, lo, hi, v):
     """The first index in ``[lo, hi)`` of sorted ``A`` whose value is ``> v`` (``hi`` if none)."""
     while lo < hi:
@@ -165,7 +167,7 @@ def _upper_bound(A, lo, hi, v):
     return lo
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _lower_bound_col(A, k, lo, hi, v):
     """:func:`_lower_bound` over column ``k`` of a 2-d array."""
     while lo < hi:
@@ -177,7 +179,7 @@ def _lower_bound_col(A, k, lo, hi, v):
     return lo
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _upper_bound_col(A, k, lo, hi, v):
     while lo < hi:
         mid = (lo + hi) >> 1
@@ -189,7 +191,7 @@ def _upper_bound_col(A, k, lo, hi, v):
 
 
 # ---- Kleene tuples and comparisons --------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _kcontains(KP, KL, t, e):
     while t >= 0:
         x = KL[t]
@@ -201,7 +203,7 @@ def _kcontains(KP, KL, t, e):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _kdisjoint(KP, KL, a, b):
     while a >= 0 and b >= 0:
         ea = KL[a]
@@ -215,7 +217,7 @@ def _kdisjoint(KP, KL, a, b):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _cmp(k, a, b):
     if k == 0:
         return a < b
@@ -231,7 +233,7 @@ def _cmp(k, a, b):
 
 
 # ---- condition programs ------------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _program(pid, ev, INS, PB, AT, CONSTS, stk):
     """Run program ``pid`` with slot ``s`` holding event ``ev[s]``: ``(ok, value)`` -- for a
     condition ``value`` is 1.0 or 0.0; ``ok`` is False where it divides by zero."""
@@ -306,13 +308,11 @@ def _cond_generic(pid, comb, INS, PB, PKB, PKS, AT, CONSTS, KP, KL, stk, evb, cu
             return True
 
 
-@njit(cache=True, _nrt=False)
-def _checks(c0, c1, skip, comb, CHK, strict, TS, AT, CONSTS, KP, KL, KF, INS, PB, PKB, PKS, stk, evb, cur):
-    """Check rows ``[c0, c1)`` but ``skip`` on the instance ``comb``: distinct events, SEQ pairs,
-    conditions (fused comparisons inline, programs interpreted)."""
+@njit(cache=True, _nrt=False, inline="always")
+def _checks(c0, c1, comb, CHK, strict, TS, AT, CONSTS, KP, KL, KF, INS, PB, PKB, PKS, stk, evb, cur):
+    """Check rows ``[c0, c1)`` on the instance ``comb``: distinct events, SEQ pairs, conditions (an
+    attribute compared with an attribute or a constant inline, programs interpreted)."""
     for q in range(c0, c1):
-        if q == skip:
-            continue
         kind = CHK[q, 0]
         if kind == CK_AA:
             if not _cmp(CHK[q, 5], AT[CHK[q, 2], comb[CHK[q, 1]]], AT[CHK[q, 4], comb[CHK[q, 3]]]):
@@ -352,7 +352,7 @@ def _checks(c0, c1, skip, comb, CHK, strict, TS, AT, CONSTS, KP, KL, KF, INS, PB
 
 
 # ---- indexes -----------------------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _hslot(TK, TH, t0, size, v):
     """The slot (within the table at ``t0`` of ``size`` slots) of key ``v``; an empty one if absent."""
     if v == 0.0:  # -0.0 and 0.0 are one key
@@ -369,7 +369,7 @@ def _hslot(TK, TH, t0, size, v):
     return t0 + i
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _value_lo(RSV, base, k, e0, e1, op, v):
     """The first entry of a sorted block (entries ``[e0, e1)``) whose value ``y`` satisfies ``y op v``."""
     if op <= 1:
@@ -379,7 +379,7 @@ def _value_lo(RSV, base, k, e0, e1, op, v):
     return _lower_bound_col(RSV, k, base + e0, base + e1, v) - base
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _value_hi(RSV, base, k, e0, e1, op, v):
     """One past the last entry of a sorted block whose value ``y`` satisfies ``y op v``."""
     if op == 0:
@@ -389,7 +389,7 @@ def _value_hi(RSV, base, k, e0, e1, op, v):
     return e1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _candidates(jr, xmn, xmx, cx, cb, j, jplan, TS, KL, KF, AT, CONSTS, stk, cnt, markev, markcnt, rbase, RMX,
                 RHN, RSV, RSR, RB, nblk, tbase, tsize, TK, TH, cand, cflag):
     """The candidate rows (local row numbers of the sibling) of join ``jr`` for the new instance ``cx``
@@ -638,7 +638,7 @@ def _owner_accepts(o, mn, mx, comb, okl, owners, stream, KP, KL, KF, KN, progs, 
             if not ok:
                 continue
             comb[size] = x
-            if not _checks(NG[q, G_CHK0], NG[q, G_CHK1], -1, comb, CHK, strict, TS, AT, CONSTS, KP, KL, KF, INS, PB,
+            if not _checks(NG[q, G_CHK0], NG[q, G_CHK1], comb, CHK, strict, TS, AT, CONSTS, KP, KL, KF, INS, PB,
                            PKB, PKS, stk, evb, cur):
                 continue
             kx = tx if timek else np.float64(x)
@@ -856,7 +856,7 @@ N_SCALARS = 23
 PH_START, PH_LEAF, PH_DRAIN, PH_KDRAIN, PH_ANCHOR, PH_ADRAIN = range(6)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _put(stn, smn, smx, sts, sp, u, mn, mx, comb, size):
     """Push an instance on the stack, which has room for it."""
     stn[sp] = u
@@ -866,7 +866,7 @@ def _put(stn, smn, smx, sts, sp, u, mn, mx, comb, size):
         sts[sp, s] = comb[s]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _drain(PL, SM, FX, BU):
     """Process the stack of new instances until it is empty (``DONE``), a cap stops the run (``DONE``
     with a status), or a buffer must grow first (its code; the instance on top is not touched)."""
@@ -994,7 +994,7 @@ def _drain(PL, SM, FX, BU):
             if NI[p, K_KIND] == FILTER:
                 SC[S_WORK] += 1
                 wbn[p] += 1
-                if xmx - xmn <= NF[p, 0] and _checks(NI[p, K_CHK0], NI[p, K_CHK1], -1, cx, CHK, NI[p, K_STRICT] != 0,
+                if xmx - xmn <= NF[p, 0] and _checks(NI[p, K_CHK0], NI[p, K_CHK1], cx, CHK, NI[p, K_STRICT] != 0,
                                                      TS, AT, CONSTS, KP, KL, KF, INS, PB, PKB, PKS, stk, evb, cur):
                     SC[S_CREATED] += 1
                     cbn[p] += 1
@@ -1022,9 +1022,9 @@ def _drain(PL, SM, FX, BU):
             nl = NI[NI[p, K_LEFT], K_SIZE]
             yoff = nl if JT[jr, J_SIDE] == 0 else 0
             ys = psize - nl if JT[jr, J_SIDE] == 0 else nl
-            skip = JT[jr, J_SKIP]
-            c0 = NI[p, K_CHK0]
-            c1 = NI[p, K_CHK1]
+            c0 = JT[jr, J_CHK0]
+            c1 = JT[jr, J_CHK1]
+            c1i = c1 - JT[jr, J_CIDX]
             pstrict = NI[p, K_STRICT] != 0
             count_only = NMAT[p] == 0
             made = 0
@@ -1035,7 +1035,7 @@ def _drain(PL, SM, FX, BU):
                     continue
                 for s in range(ys):
                     cb[yoff + s] = RSL[row, s]
-                if not _checks(c0, c1, skip if cflag[i] != 0 else -1, cb, CHK, pstrict, TS, AT, CONSTS, KP, KL, KF,
+                if not _checks(c0, c1i if cflag[i] != 0 else c1, cb, CHK, pstrict, TS, AT, CONSTS, KP, KL, KF,
                                INS, PB, PKB, PKS, stk, evb, cur):
                     continue
                 nmn = min(xmn, ymn)
@@ -1056,7 +1056,7 @@ def _drain(PL, SM, FX, BU):
     return DONE, 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _out_room(x, NI, SC, outo):
     """The room left in the output rows after writing every owner of node ``x`` (< 0: too little)."""
     return outo.shape[0] - SC[S_ON] - (NI[x, K_ROOT1] - NI[x, K_ROOT0])
@@ -1181,7 +1181,9 @@ def _anchored_step(a, u, j, k, PL, SM, FX, BU):
     ys = size - 1
     kslot = NI[NI[node, K_LEFT], K_SIZE] if AN[a, A_KSIDE] == 1 else 0
     yoff = 0 if AN[a, A_KSIDE] == 1 else 1
-    skip = JT[jr, J_SKIP]
+    c0 = JT[jr, J_CHK0]
+    c1 = JT[jr, J_CHK1]
+    c1i = c1 - JT[jr, J_CIDX]
     nacc = 0
     for i in range(ncand):
         row = cand[i]
@@ -1189,8 +1191,8 @@ def _anchored_step(a, u, j, k, PL, SM, FX, BU):
             continue
         for s in range(ys):
             cb[yoff + s] = RSL[base + row, s]
-        if not _checks(NI[node, K_CHK0], NI[node, K_CHK1], skip if cflag[i] != 0 else -1, cb, CHK,
-                       NI[node, K_STRICT] != 0, TS, AT, CONSTS, KP, KL, KF, INS, PB, PKB, PKS, stk, evb, cur):
+        if not _checks(c0, c1i if cflag[i] != 0 else c1, cb, CHK, NI[node, K_STRICT] != 0, TS, AT, CONSTS, KP,
+                       KL, KF, INS, PB, PKB, PKS, stk, evb, cur):
             continue
         acc[nacc] = row
         nacc += 1
@@ -1404,7 +1406,7 @@ def _resume(PL, SM, FX, BU):
         k = tj if NI[u, K_TIME] != 0 else np.float64(j)
         if ph == PH_LEAF:
             one[0] = j
-            if NI[u, K_CHK1] > NI[u, K_CHK0] and not _checks(NI[u, K_CHK0], NI[u, K_CHK1], -1, one, CHK, False, TS, AT,
+            if NI[u, K_CHK1] > NI[u, K_CHK0] and not _checks(NI[u, K_CHK0], NI[u, K_CHK1], one, CHK, False, TS, AT,
                                                               CONSTS, KP, KL, KF, INS, PB, PKB, PKS, stk, evb, cur):
                 SC[S_QL] = ql + 1
                 continue

@@ -6,19 +6,22 @@ tables below (int64 unless said otherwise; a "range" is a pair of offsets into a
 
 * nodes, renumbered children first (``NI[u, K_*]``, ``NF[u, 0]`` the span, ``NSLK[u, s]`` whether
   slot ``s`` is Kleene): kind (leaf, join, filter), size, children, window kind, SEQ order, whether it
-  stores its instances, a leaf's type and Kleene bounds, and ranges of its checks -- the leaf's
-  filters or the node's conditions (``CONDS``: program ids, the ones over no Kleene slot first), the
-  cross-side slot pairs of one type that must hold different events (``DIST``), the SEQ pairs
-  (``SEQP``) --, of its parent links (``UPJ``), of the owners whose root it is (``ROOTO``), of the
-  start-anchored nodes of a Kleene leaf (``ANCL``) and of the hash indexes kept on its instances;
+  stores its instances, a leaf's type and Kleene bounds, and ranges of its check rows (``CHK[q] =
+  (kind, a, b, c, d, e, f)``: the cross-side slot pairs of one type that must hold different events,
+  the SEQ pairs, the conditions -- an attribute compared with an attribute or a constant inline, any
+  other a program, those over a Kleene slot last; a leaf's are its filters), of its parent links
+  (``UPJ``), of the owners whose root it is (``ROOTO``), of the start-anchored nodes of a Kleene leaf
+  (``ANCL``) and of the indexes kept on its instances;
 * joins (``JT[k, J_*]``), one per parent link and per start-anchored node: parent, side of the new
   instance, sibling, the new instance's slots that bound the sibling's newest key from below
   (``LBS``: a SEQ pair from the new instance to the sibling) and from above (``UBS``: a pair from a
-  slot of the sibling that is its latest), and the hash index and key program of an equality
-  condition between the two sides (its position in ``CONDS`` is skipped: the bucket holds it);
+  slot of the sibling that is its latest), the index of the sibling and the key program of the
+  condition it answers (an equality: hash buckets; an order comparison: sorted blocks), and the
+  join's own check rows: the parent's, without the SEQ pairs the search decides exactly and with
+  the indexed condition last (``J_CIDX``: the candidates the index found skip it);
 * owners (``OI[o, O_*]``, ``OF[o]`` span and window size): pattern index, window kind, strategy,
   SEQ order, partition attribute, negated variables (``NG``: type, the root slots that precede and
-  follow it, its conditions, the slots its window check depends on);
+  follow it, its conditions (check rows), the slots its window check depends on);
 * start-anchored nodes (``AN``), hash indexes (``HX``: node, key program), leaves by event type, and
   the condition programs (:mod:`evaluators.multi.programs`).
 
@@ -49,8 +52,8 @@ N_KCOLS = 24
 CK_DIST, CK_SEQ, CK_AA, CK_AC, CK_PROG = range(5)
 N_CHKCOLS = 7
 
-(J_PARENT, J_SIDE, J_SIB, J_LB0, J_LB1, J_UB0, J_UB1, J_HIDX, J_HXPROG, J_SKIP, J_HOP) = range(11)
-N_JCOLS = 11
+(J_PARENT, J_SIDE, J_SIB, J_LB0, J_LB1, J_UB0, J_UB1, J_HIDX, J_HXPROG, J_HOP, J_CHK0, J_CHK1, J_CIDX) = range(13)
+N_JCOLS = 13
 
 O_PAT, O_TIME, O_STRAT, O_STRICT, O_PART, O_NEG0, O_NEG1, O_SIZE, O_UNBOUNDED = range(9)
 N_OCOLS = 9
@@ -290,20 +293,32 @@ def encode_plan(g: GlobalPlan, *, anchor_kleene: bool = True) -> PlanArrays:
         """A join descriptor: parent ``p`` with a new instance on ``side``."""
         pi = index[p.id]
         if p.is_filter:
-            jt.append([pi, side, -1, len(lbs), len(lbs), len(ubs), len(ubs), -1, -1, -1, 0])
+            jt.append([pi, side, -1, len(lbs), len(lbs), len(ubs), len(ubs), -1, -1, 0, NI[pi, K_CHK0], NI[pi, K_CHK1], 0])
             return len(jt) - 1
         nl = p.left.size
         xs = set(range(nl)) if side == 0 else set(range(nl, p.size))
         sib = p.right if side == 0 else p.left
         yoff = nl if side == 0 else 0
         latest = _latest_slots(sib, memo)
+        kl = p.slot_kleene
         lb0 = len(lbs)
         lbs.extend(sorted({u for u, v in p.pairs if u in xs and v not in xs}))
         lb1, ub0 = len(lbs), len(ubs)
         ubs.extend(sorted({v for u, v in p.pairs if v in xs and u not in xs and (u - yoff) in latest}))
         ub1 = len(ubs)
+        # SEQ pairs the search on the sibling's newest key decides exactly: to a latest (plain) slot
+        # of the sibling, and from one
+        implied = {(u, v) for u, v in p.pairs if u in xs and v not in xs and (v - yoff) in latest and not kl[v]}
+        implied |= {(u, v) for u, v in p.pairs if v in xs and u not in xs and (u - yoff) in latest}
         hidx, hprog, skip, op = index_for(p, xs, sib, yoff)
-        jt.append([pi, side, index[sib.id], lb0, lb1, ub0, ub1, hidx, hprog, skip, op])
+        c0 = len(chk)
+        for q in range(NI[pi, K_CHK0], NI[pi, K_CHK1]):
+            row = chk[q]
+            if q != skip and not (row[0] == CK_SEQ and (row[1], row[2]) in implied):
+                chk.append(list(row))
+        if skip >= 0:  # the indexed condition last: the rows the index answered skip it
+            chk.append(list(chk[skip]))
+        jt.append([pi, side, index[sib.id], lb0, lb1, ub0, ub1, hidx, hprog, op, c0, len(chk), int(skip >= 0)])
         return len(jt) - 1
 
     # ---- links, roots, anchored nodes --------------------------------------------------------------
