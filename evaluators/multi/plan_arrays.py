@@ -22,7 +22,7 @@ tables below (int64 unless said otherwise; a "range" is a pair of offsets into a
 * owners (``OI[o, O_*]``, ``OF[o]`` span and window size): pattern index, window kind, strategy,
   SEQ order, partition attribute, negated variables (``NG``: type, the root slots that precede and
   follow it, its conditions (check rows), the slots its window check depends on);
-* start-anchored nodes (``AN``), hash indexes (``HX``: node, key program), leaves by event type, and
+* start-anchored nodes (``AN``), indexes (``HX``: node, key program, kind), leaves by event type, and
   the condition programs (:mod:`evaluators.multi.programs`).
 
 What a node, a link, an anchored node or a dead link is, is the runtime's business
