@@ -114,7 +114,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dense-patterns", type=int, default=30, help="dense: workload size (default 30)")
     p.add_argument("--dense-epw", type=float, default=300.0,
                    help="dense: events per type per 15-minute window of the median type (default 300)")
-    p.add_argument("--dense-windows", type=float, default=1.5, help="dense: stream length in windows (default 1.5)")
+    p.add_argument("--dense-windows", type=float, default=0.3, help="dense: stream length in windows (default 0.3)")
     p.add_argument("--dense-cap", type=int, default=1_000_000, help="dense: live partial-match cap (default 1,000,000)")
     p.add_argument("--json", action="store_true", help="print one JSON object per row")
 
