@@ -75,6 +75,13 @@ PATTERN SEQ(ORLY c, CBRL d) WHERE c.high < d.high WITHIN 1 minutes
 PATTERN SEQ(MSFT a, DRIV b) WHERE a.low < b.low WITHIN 2 minutes
 """,
 }
+
+
+def _same(same: bool | None) -> str:
+    """A count comparison's cell: "-" where none was made (no baseline, or a capped run)."""
+    return "-" if same is None else "yes" if same else "MISMATCH"
+
+
 DETECT_PLANNERS = ("TRIVIAL", "DP-B", "SA-EDGE", "TS-EDGE-PREFIX")
 DETECT_COLUMNS = {
     "workload": ("workload", str), "planner": ("planner", str), "evaluator": ("eval", str), "matches": ("matches", fmt(",")),
@@ -84,8 +91,8 @@ DETECT_COLUMNS = {
     "wall_speedup_vs_baseline": ("x base wall", fmt(".1f")),
     "peak_partial_matches": ("peak PM", fmt(",")), "work": ("work", fmt(",")),
     "plan_cost": ("cost", fmt(".4g")), "trivial_cost": ("trivial", fmt(".4g")),
-    "same_matches_as_alone": ("as alone", lambda same: "yes" if same else "MISMATCH"),
-    "same_matches_as_baseline": ("as base", lambda same: "yes" if same else "MISMATCH"),
+    "same_matches_as_alone": ("as alone", _same),
+    "same_matches_as_baseline": ("as base", _same),
 }
 DENSE_COLUMNS = {
     "planner": ("planner", str), "patterns": ("patterns", fmt("d")), "events": ("events", fmt(",")),
@@ -93,7 +100,7 @@ DENSE_COLUMNS = {
     "throughput_eps": ("wall ev/s", fmt(",.0f")), "cpu_throughput_eps": ("cpu ev/s", fmt(",.0f")),
     "baseline_cpu_throughput_eps": ("base cpu ev/s", fmt(",.0f")), "speedup_vs_baseline": ("x base", fmt(".1f")),
     "wall_speedup_vs_baseline": ("x base wall", fmt(".1f")), "peak_partial_matches": ("peak PM", fmt(",")),
-    "same_matches_as_baseline": ("as base", lambda same: "yes" if same else "MISMATCH"),
+    "same_matches_as_baseline": ("as base", _same),
 }
 SEARCH_COLUMNS = {
     "planner": ("planner", str), "steps": ("steps", fmt(",")), "steps_per_s": ("steps/s", fmt(",.0f")),
