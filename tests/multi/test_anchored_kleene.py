@@ -103,4 +103,4 @@ def test_kleene_events_before_any_start_event_are_not_stored():
     assert plain.metrics["peak_partial_matches"] > 4095
     # the shared (A, B+) node holds A with each of the 7 non-empty subsets of the three later B
     assert anchored.metrics["peak_partial_matches"] == 7
-    assert not rt.rnodes[gplan.roots[(1, 0)].right.id].enum  # the B+ leaf builds no subsets at all
+    assert not rt.plan.enum[gplan.roots[(1, 0)].right.id]  # the B+ leaf builds no subsets at all
