@@ -67,7 +67,7 @@ from cep.plans import OrderPlan, PatternPlan, TreePlan
 
 import evaluators.nfa as nfa
 import evaluators.tree as tree
-from evaluators import runtime
+import evaluators.runtime as runtime
 from evaluators.program import Program, build_program
 from evaluators.timing import no_cyclic_gc
 

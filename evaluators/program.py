@@ -38,7 +38,7 @@ from cep.pattern import SeqOrder, Strategy, WindowKind
 
 from evaluators.join_plan import JoinNode, JoinPlan
 
-from evaluators import kernel
+import evaluators.kernel as kernel
 from evaluators.kernel import (  # the codes the kernel reads, defined beside it
     ANY,
     CMP_FALSE,

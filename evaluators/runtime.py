@@ -22,7 +22,7 @@ from cep.errors import PartialMatchLimitError, StreamError, WorkLimitError
 from cep.matches import Match
 from cep.pattern import Strategy, WindowKind
 
-from evaluators import kernel
+import evaluators.kernel as kernel
 from evaluators.program import Program, flatten, tables_for_text
 
 

@@ -97,7 +97,7 @@ from cep.matches import Match
 from cep.pattern import Strategy
 from cep.semantics import canonical_key, select_next_match
 
-from evaluators.multi import kernel
+import evaluators.multi.kernel as kernel
 from evaluators.multi.plan_arrays import K_ROOT0, K_ROOT1, K_STORE, K_TIME, K_UP0, K_UP1, encode_plan
 from evaluators.multi.stream_arrays import StreamArrays, Vocabulary, prepare_stream
 
