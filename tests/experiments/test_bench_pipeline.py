@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from cep.columnar import EventColumns
 from cep.pattern import Window
 from experiments.bench.evaluators import most_frequent_types, run_sweep
 from experiments.data.datasets import load_dataset
@@ -28,11 +27,10 @@ def test_the_sweep_reports_what_the_cells_pipeline_computes(capsys):
     stream = load_dataset("nasdaq", types=types)
     pattern = make_pattern("seq", 3, 0, types, Window.seconds(600.0), seed=0)
     stats = estimate_statistics(stream, [pattern], seed=0)
-    cols = EventColumns.from_events(stream)
     for planner, row in rows.items():
         planned = KIND.plan_one({"seed": 0}, pattern, stats, planner)  # a JQPG cell's plan step
         spec = {"evaluator": evaluator_for({}, planned.fields["kind"]), "repeats": 1}
-        evaluated = KIND.evaluate(spec, cols, pattern, {planner: planned})[planner]
+        evaluated = KIND.evaluate(spec, stream, pattern, {planner: planned})[planner]
         assert row["plan"] == planned.digest and row["evaluator"] == spec["evaluator"]
         assert evaluated.status == cells.OK and row["matches"] == evaluated.metrics["matches"]
         assert row["peak_partial_matches"] == evaluated.metrics["peak_partial_matches"]
