@@ -37,6 +37,7 @@ from functools import lru_cache
 import numpy as np
 
 from cep.columnar import EventColumns
+from experiments.data.datasets import load_dataset
 from experiments.data.timestamps import python_round
 from experiments.data.trend_pools import BURSTY_STOCK, ENDS, STARTS, kleene_runs
 
@@ -50,8 +51,6 @@ BURST_MEAN, POOL_SHARE, KLEENE_SHARE = 120.0, 0.5, 0.6
 @lru_cache(maxsize=1)
 def _bars() -> tuple[list[str], EventColumns, dict[str, np.ndarray]]:
     """The tickers (most bars first, then by name), the bars, and each ticker's bars (positions) in time order."""
-    from experiments.data.datasets import load_dataset
-
     bars = load_dataset("nasdaq")
     rows = bars.positions_by_type()
     return sorted(rows, key=lambda t: (-len(rows[t]), t)), bars, rows
