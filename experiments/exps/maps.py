@@ -108,6 +108,9 @@ def settings(cfg: DictConfig) -> dict:
     for pair in sc["pairs"]:
         if len(pair) != 2 or pair[0] == pair[1] or any(a not in sc["values"] for a in pair):
             raise ConfigError(f"{where}.pairs: {list(pair)} must name two distinct axes that values lists ({', '.join(sc['values'])})")
+        off = [a for a in pair if not any(math.isclose(float(v), float(sc["base"][a])) for v in sc["values"][a])]
+        if off:
+            raise ConfigError(f"{where}.values.{off[0]} must hold the base value {sc['base'][off[0]]} (the slices meet at the base point)")
     if int(sc["workloads"]) < 1:
         raise ConfigError(f"{where}.workloads must be at least 1")
     return sc

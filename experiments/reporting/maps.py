@@ -190,11 +190,14 @@ def outcome_words(outcome: str, a: Sequence[str], b: str) -> str:
 
 # ---- the slices of a pair of axes ----------------------------------------------------------------------
 def slice_points(data: MapData, x: str, y: str) -> dict[tuple[float, float], str]:
-    """The points of the slice of axes ``x`` and ``y`` (every other axis at its base value): (x, y) -> key."""
+    """The points of the slice of axes ``x`` and ``y`` (their mapped values, every other axis at its base value):
+    (x, y) -> key."""
     base = data.info["base"]
+    xs, ys = [float(v) for v in data.info["values"][x]], [float(v) for v in data.info["values"][y]]
     out = {}
     for key, p in data.points.items():
-        if all(math.isclose(p[a], float(base[a])) for a in data.axes if a not in (x, y)):
+        on_grid = any(math.isclose(p[x], v) for v in xs) and any(math.isclose(p[y], v) for v in ys)
+        if on_grid and all(math.isclose(p[a], float(base[a])) for a in data.axes if a not in (x, y)):
             out[(p[x], p[y])] = key
     return out
 
@@ -211,7 +214,7 @@ def _position(values: Sequence[float], v: float) -> float:
     return i + (t - fv[i]) / (fv[i + 1] - fv[i])
 
 
-def _fmt_value(v: float) -> str:
+def fmt_value(v: float) -> str:
     return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:g}"
 
 
@@ -299,14 +302,14 @@ def draw_pair(data: MapData, effects: Sequence[PointEffect], x: str, y: str, out
             _mark_paper(ax, data.info.get("paper_regime") or {}, x, y, xs, ys)
             ax.set_xlim(-0.5, len(xs) - 0.5)
             ax.set_ylim(-0.5, len(ys) - 0.5)
-            ax.set_xticks(range(len(xs)), [_fmt_value(v) for v in xs], fontsize=7)
-            ax.set_yticks(range(len(ys)), [_fmt_value(v) for v in ys], fontsize=7)
+            ax.set_xticks(range(len(xs)), [fmt_value(v) for v in xs], fontsize=7)
+            ax.set_yticks(range(len(ys)), [fmt_value(v) for v in ys], fontsize=7)
             ax.set_xlabel(AXIS_LABELS[x][0], fontsize=8)
             ax.set_ylabel(AXIS_LABELS[y][0], fontsize=8)
             ax.grid(False)
             word = METRIC_WORDS.get(metric, metric).split(" (")[0]
             ax.set_title(f"{word}: {side(a)} over {b}", fontsize=8)
-    others = [f"{AXIS_LABELS[k][1]} {_fmt_value(float(v))}" for k, v in data.info["base"].items() if k not in (x, y)]
+    others = [f"{AXIS_LABELS[k][1]} {fmt_value(float(v))}" for k, v in data.info["base"].items() if k not in (x, y)]
     fig.suptitle(f"{data.info.get('title', data.name)}\n{AXIS_LABELS[x][1]} x {AXIS_LABELS[y][1]}"
                  + (f" (at {', '.join(others)})" if others else ""), fontsize=9)
     cbar = fig.colorbar(im, ax=axes.ravel().tolist(), shrink=0.85)
@@ -327,7 +330,7 @@ def _runs(chosen: Sequence[float], values: Sequence[float]) -> str:
         if start is None:
             start = i
         if k + 1 == len(idx) or idx[k + 1] != i + 1:
-            runs.append(_fmt_value(values[start]) if start == i else f"{_fmt_value(values[start])}-{_fmt_value(values[i])}")
+            runs.append(fmt_value(values[start]) if start == i else f"{fmt_value(values[start])}-{fmt_value(values[i])}")
             start = None
     return ", ".join(runs)
 
@@ -340,7 +343,7 @@ def region_text(cells: Sequence[tuple[float, float]], x: str, y: str, xs: Sequen
     for vy in ys:
         row = [cx for cx, cy in cells if math.isclose(cy, vy)]
         if row:
-            parts.append(f"{AXIS_LABELS[y][1]} {_fmt_value(vy)}: {AXIS_LABELS[x][1]} {_runs(row, xs)}")
+            parts.append(f"{AXIS_LABELS[y][1]} {fmt_value(vy)}: {AXIS_LABELS[x][1]} {_runs(row, xs)}")
     return "; ".join(parts)
 
 
@@ -358,9 +361,9 @@ def paper_line(data: MapData, x: str, y: str) -> str:
     words, beyond = [], []
     for a, (lo, hi) in spans.items():
         vals = [float(v) for v in data.info["values"][a]]
-        words.append(f"{AXIS_LABELS[a][1]} {_fmt_value(lo) if lo == hi else f'{_fmt_value(lo)}-{_fmt_value(hi)}'}")
+        words.append(f"{AXIS_LABELS[a][1]} {fmt_value(lo) if lo == hi else f'{fmt_value(lo)}-{fmt_value(hi)}'}")
         if lo > max(vals) or hi < min(vals):
-            beyond.append(f"{AXIS_LABELS[a][1]} (mapped {_fmt_value(min(vals))}-{_fmt_value(max(vals))})")
+            beyond.append(f"{AXIS_LABELS[a][1]} (mapped {fmt_value(min(vals))}-{fmt_value(max(vals))})")
     where = f"beyond this map on {' and '.join(beyond)}" if beyond else "inside this map"
     return f"- The paper's regime ({', '.join(words)}; the star) lies {where}."
 
@@ -384,8 +387,8 @@ def slice_text(data: MapData, effects: Sequence[PointEffect], x: str, y: str) ->
                     sizes = [e.verdict.effect.estimate if outcome == A_WINS else 1 / e.verdict.effect.estimate for e in won]
                     top = won[int(np.argmax(sizes))]
                     parts.append(f"**{who} wins** at {len(won)} point{'s' * (len(won) > 1)}, by {_range_of(sizes)} "
-                                 f"(most at {AXIS_LABELS[x][1]} {_fmt_value(pts[top.point][0])}, {AXIS_LABELS[y][1]} "
-                                 f"{_fmt_value(pts[top.point][1])}): {region_text([pts[e.point] for e in won], x, y, xs, ys)}")
+                                 f"(most at {AXIS_LABELS[x][1]} {fmt_value(pts[top.point][0])}, {AXIS_LABELS[y][1]} "
+                                 f"{fmt_value(pts[top.point][1])}): {region_text([pts[e.point] for e in won], x, y, xs, ys)}")
             ties = [e for e in mine if e.status == MEASURED and e.verdict.outcome == TIE]
             if ties:
                 parts.append(f"**tie** (within 1.25x) at {len(ties)}: {region_text([pts[e.point] for e in ties], x, y, xs, ys)}")
@@ -455,40 +458,42 @@ def render_page(drawn: DrawnMap) -> str:
 
 
 # ---- where a workload sits -------------------------------------------------------------------------------
-def distance(point: Mapping, location: Mapping, axes: Sequence[str], values: Mapping) -> float:
+def distance(point: Mapping, location: Mapping, axes: Sequence[str], values: Mapping) -> tuple[float, float]:
     """How far ``point`` lies from ``location`` (axis values, a value or a (low, high) range each), in steps of
-    each axis's grid (log steps where the axis is positive), summed over the axes ``location`` names."""
-    total = 0.0
+    each axis's grid (log steps where the axis is positive), summed over the axes ``location`` names: to the
+    nearest edge of a range (0 inside it), and then -- to choose among the points inside -- to its centre."""
+    total = centre = 0.0
     for a in axes:
         if a not in location or location[a] is None:
             continue
         span = location[a] if isinstance(location[a], (list, tuple)) else (location[a], location[a])
-        pos = [_position(values[a], float(v)) for v in span] if a in values and len(values[a]) > 1 else None
-        if pos is None:
+        if a not in values or len(values[a]) < 2:
             total += 0.0 if math.isclose(point[a], float(span[0])) else 1.0
             continue
+        pos = [_position(values[a], float(v)) for v in span]
         here = _position(values[a], float(point[a]))
         lo, hi = min(pos), max(pos)
         total += 0.0 if lo <= here <= hi else min(abs(here - lo), abs(here - hi))
-    return total
+        centre += abs(here - (lo + hi) / 2)
+    return total, centre
 
 
 def nearest(data: MapData, effects: Sequence[PointEffect], location: Mapping, *, comparison: int, metric: str,
             measured: bool = True) -> tuple[PointEffect, float] | None:
     """The effect at the mapped point nearest ``location`` (:func:`distance`), among the points with a measured
-    effect (``measured``) or any; ties go to the point listed first."""
+    effect (``measured``) or any, and its distance in grid steps."""
     cands = [e for e in effects if e.comparison == comparison and e.metric == metric and (e.status == MEASURED or not measured)]
     if not cands:
         return None
     vals = {a: [float(v) for v in vs] for a, vs in data.info["values"].items()}
     scored = [(distance(data.points[e.point], location, data.axes, vals), k, e) for k, e in enumerate(cands)]
-    dist, _, best = min(scored, key=lambda t: (t[0], t[1]))
+    (dist, _), _, best = min(scored, key=lambda t: (t[0], t[1]))
     return best, dist
 
 
 def point_words(data: MapData, key: str) -> str:
     p = data.points[key]
-    return ", ".join(f"{AXIS_LABELS[a][1]} {_fmt_value(p[a])}" for a in data.axes)
+    return ", ".join(f"{AXIS_LABELS[a][1]} {fmt_value(p[a])}" for a in data.axes)
 
 
 def find_maps(root: Path) -> list[Path]:
