@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "check-planner": "experiments.commands.check_planner",
     "compare": "experiments.commands.compare",
     "map": "experiments.commands.map",
+    "advise": "experiments.commands.advise",
 }
 
 EXIT_USAGE = 2
