@@ -31,7 +31,7 @@ from evaluators import compile_evaluator, run_program
 from experiments.data.bursty_stock import bursty_stock_stream
 from experiments.data.statistics import StreamColumns, estimate_workload_statistics
 from experiments.data.streams import experiment_stream
-from experiments.exps import hamlet
+import experiments.exps.hamlet as hamlet
 from experiments.exps.jqpg import plan_step
 from experiments.exps.kit import evaluate_in_turns, plan_digest
 from experiments.running import cells

@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
-from experiments.reporting import rules
+import experiments.reporting.rules as rules
 
 A_WINS, B_WINS, TIE, OPEN, NO_DATA = "A wins", "B wins", "tie", "open", "no data"
 OUTCOMES = (A_WINS, B_WINS, TIE, OPEN, NO_DATA)
