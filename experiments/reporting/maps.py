@@ -238,28 +238,39 @@ def _mark_paper(ax, regime: Mapping, x: str, y: str, xs: Sequence[float], ys: Se
     over a range, clamped to the panel with an arrow pointing out where it lies beyond the mapped values."""
     from matplotlib.patches import Rectangle
 
-    sx, sy = _paper_span(regime, x), _paper_span(regime, y)
-    if sx is None or sy is None:
+    placed = _paper_place(regime, x, y, xs, ys)
+    if placed is None:
         return
-    px = [_position(xs, v) for v in sx]
-    py = [_position(ys, v) for v in sy]
+    px, py, (cx, cy) = placed
     lim_x, lim_y = (-0.5, len(xs) - 0.5), (-0.5, len(ys) - 0.5)
-    clamp = lambda v, lim: min(max(v, lim[0] + 0.12), lim[1] - 0.12)  # noqa: E731
-    cx, cy = clamp(sum(px) / 2, lim_x), clamp(sum(py) / 2, lim_y)
+    clamp = lambda v, lim: min(max(v, lim[0] + 0.06), lim[1] - 0.06)  # noqa: E731
     if px[0] != px[1] or py[0] != py[1]:
         x0, x1 = (clamp(v, lim_x) for v in px)
         y0, y1 = (clamp(v, lim_y) for v in py)
         ax.add_patch(Rectangle((x0, y0), max(x1 - x0, 0.05), max(y1 - y0, 0.05), fill=False, ls="--", lw=1.3, ec="black", zorder=4))
     ax.plot([cx], [cy], marker="*", ms=15, mfc="gold", mec="black", zorder=5, ls="none")
-    for pos, lim, horizontal in ((px, lim_x, True), (py, lim_y, False)):
+    for pos, lim, horizontal in ((px, lim_x, True), (py, lim_y, False)):  # arrows end inside the panel
         if max(pos) > lim[1]:
-            d = (0.4, 0) if horizontal else (0, 0.4)
+            d = (lim[1] - 0.03 - cx, 0) if horizontal else (0, lim[1] - 0.03 - cy)
         elif min(pos) < lim[0]:
-            d = (-0.4, 0) if horizontal else (0, -0.4)
+            d = (lim[0] + 0.03 - cx, 0) if horizontal else (0, lim[0] + 0.03 - cy)
         else:
             continue
-        ax.annotate("", xy=(cx + d[0], cy + d[1]), xytext=(cx, cy), annotation_clip=False, zorder=6,
-                    arrowprops={"arrowstyle": "-|>", "lw": 1.6, "color": "black"})
+        ax.annotate("", xy=(cx + d[0], cy + d[1]), xytext=(cx, cy), zorder=6,
+                    arrowprops={"arrowstyle": "-|>", "lw": 1.6, "color": "black", "shrinkA": 6, "shrinkB": 0})
+
+
+def _paper_place(regime: Mapping, x: str, y: str, xs: Sequence[float], ys: Sequence[float]):
+    """Where the paper's regime sits on a panel, in index units: its span on x and on y, and the star (the
+    centre of the span in log space, held 0.35 inside the panel where the span lies beyond it, leaving room
+    for the arrow that points out); None when the regime does not name both axes."""
+    sx, sy = _paper_span(regime, x), _paper_span(regime, y)
+    if sx is None or sy is None:
+        return None
+    px = [_position(xs, v) for v in sx]
+    py = [_position(ys, v) for v in sy]
+    hold = lambda v, n: min(max(v, -0.5 + 0.35), n - 0.5 - 0.35)  # noqa: E731
+    return px, py, (hold(sum(px) / 2, len(xs)), hold(sum(py) / 2, len(ys)))
 
 
 def draw_pair(data: MapData, effects: Sequence[PointEffect], x: str, y: str, out_dir: Path) -> list[Path]:
@@ -281,6 +292,8 @@ def draw_pair(data: MapData, effects: Sequence[PointEffect], x: str, y: str, out
         for j, metric in enumerate(metrics):
             ax = axes[i][j]
             grid = np.full((len(ys), len(xs)), np.nan)
+            placed = _paper_place(data.info.get("paper_regime") or {}, x, y, xs, ys)
+            star = placed[2] if placed else None
             im = ax.imshow(grid, cmap=cmap, vmin=-span, vmax=span, origin="lower", aspect="auto")
             for iy, vy in enumerate(ys):
                 for ix, vx in enumerate(xs):
@@ -295,8 +308,13 @@ def draw_pair(data: MapData, effects: Sequence[PointEffect], x: str, y: str, out
                     lv = float(np.clip(math.log10(est), -span, span))
                     ax.add_patch(Rectangle((ix - 0.5, iy - 0.5), 1, 1, fc=cmap((lv + span) / (2 * span)), ec="white", lw=0.5, zorder=1))
                     dark = abs(lv) > 0.6 * span
-                    ax.text(ix, iy, _ratio_label(est), ha="center", va="center", fontsize=7, zorder=3,
-                            color="white" if dark else "black", fontweight="bold" if e.verdict.decided else "normal")
+                    # away from the paper's star when it sits in this cell, on a patch of the cell's own colour
+                    shift = 0.0
+                    if star is not None and abs(star[0] - ix) < 0.45 and abs(star[1] - iy) < 0.45:
+                        shift = -0.3 if star[1] >= iy else 0.3
+                    ax.text(ix, iy + shift, _ratio_label(est), ha="center", va="center", fontsize=7, zorder=7,
+                            color="white" if dark else "black", fontweight="bold" if e.verdict.decided else "normal",
+                            bbox={"boxstyle": "round,pad=0.15", "fc": cmap((lv + span) / (2 * span)), "ec": "none", "alpha": 0.85})
                     if e.verdict.decided:
                         ax.add_patch(Rectangle((ix - 0.44, iy - 0.44), 0.88, 0.88, fill=False, ec="black", lw=1.8, zorder=3))
             _mark_paper(ax, data.info.get("paper_regime") or {}, x, y, xs, ys)
@@ -313,7 +331,8 @@ def draw_pair(data: MapData, effects: Sequence[PointEffect], x: str, y: str, out
     fig.suptitle(f"{data.info.get('title', data.name)}\n{AXIS_LABELS[x][1]} x {AXIS_LABELS[y][1]}"
                  + (f" (at {', '.join(others)})" if others else ""), fontsize=9)
     cbar = fig.colorbar(im, ax=axes.ravel().tolist(), shrink=0.85)
-    ticks = [t for t in (0.01, 0.1, 0.25, 0.5, 0.8, 1, 1.25, 2, 4, 10, 100) if abs(math.log10(t)) <= span + 1e-9]
+    near = (0.8, 1.25) if span <= 0.7 else ()  # the tie band's ends crowd 1x on a long scale
+    ticks = [t for t in (0.01, 0.1, 0.25, 0.5, *near, 1, 2, 4, 10, 100) if abs(math.log10(t)) <= span + 1e-9]
     cbar.set_ticks([math.log10(t) for t in ticks], labels=[f"{t:g}x" for t in ticks])
     cbar.set_label("effect (> 1: the left side better; < 1: the right side)", fontsize=7)
     cbar.ax.tick_params(labelsize=7)
@@ -395,7 +414,8 @@ def slice_text(data: MapData, effects: Sequence[PointEffect], x: str, y: str) ->
             open_ = [e for e in mine if e.status == MEASURED and e.verdict.outcome in (OPEN, NO_DATA)]
             if open_:
                 needed = [e.verdict.needed for e in open_ if e.verdict.needed]
-                more = f"; about {min(needed)}-{max(needed)} workloads per point would decide them" if needed else ""
+                span_ = f"{min(needed)}" if min(needed, default=0) == max(needed, default=0) else f"{min(needed)}-{max(needed)}"
+                more = f"; about {span_} workloads per point would decide them" if needed else ""
                 parts.append(f"open at {len(open_)} ({_range_of([e.verdict.effect.estimate for e in open_])}{more})")
             unmeasured = [e for e in mine if e.status != MEASURED]
             if unmeasured:
