@@ -20,7 +20,9 @@ time budget:
    Then disjoint slices of the stream, each long enough (at least ``sample_windows`` windows) that ``max_samples``
    rounds fill what the budget leaves, taken in a seeded random order (at least :data:`MIN_SAMPLES` slices however
    short the stream), each run by every distinct plan once, the plans in turns (so that a slow moment of a shared
-   machine hits every plan alike), until the budget or ``max_samples`` is reached.  Candidates whose plans are
+   machine hits every plan alike), until the budget or ``max_samples`` is reached.  When every sample has run and
+   budget is left (a short stream, or a small workload), the samples run again, up to :data:`MAX_PASSES` passes: a
+   sample's throughput is its events over the median time of its passes.  Candidates whose plans are
    identical share one evaluation (their measurements are the same by definition).  A run that crosses a cap is a
    bound (its throughput at most ``events / time to the cap``).
 5. **Rank** the candidates by the geometric mean of their throughput over the samples, and give each one's paired
@@ -57,6 +59,8 @@ DEFAULT_BUDGET_S = 180.0
 SUFFIXES = (".txt", ".csv", ".parquet")
 #: samples a stream is cut into at least (each shorter than sample_windows windows if need be)
 MIN_SAMPLES = 4
+#: passes over the samples at most when the stream is used up before the budget (each sample's time: the median)
+MAX_PASSES = 25
 #: the share of the budget the time-limited searches (multi-pattern local searches) may take together
 SEARCH_SHARE = 0.2
 
@@ -304,6 +308,7 @@ class Runs:
     throughput: list[float] = field(default_factory=list)
     upper: list[bool] = field(default_factory=list)  # the throughput is an upper bound (capped)
     work: list[float] = field(default_factory=list)
+    passes: int = 1  # the passes over every sample (each sample's throughput: over the median time of its passes)
 
 
 def _runner(c: Candidate, patterns, caps: dict):
@@ -370,26 +375,46 @@ def run_samples(cands: Sequence[Candidate], patterns, stream: EventColumns, *, b
                                 least=least_windows)
     chosen = samples(stream, patterns, windows=length, seed=seed)[:max_samples]
     runs = {c.name: Runs() for c in distinct}
+    # per sample and plan, the seconds of each pass: a stream used up before the budget is run again, sample by
+    # sample, so that short samples are timed over several passes (work and caps are the same in every pass)
+    seconds: list[dict[str, list[float]]] = []
     events, last = 0, 0.0
     bar = tqdm(total=len(chosen), desc="advise: samples", unit="sample", disable=not progress, file=sys.stderr, mininterval=1.0)
     try:
-        for k, s in enumerate(chosen):
-            t0 = time.perf_counter()
-            if k and t0 + last > deadline:
-                break
-            got, _ = _round(runners, stream, s, multi, deadline)
-            if got is None:
-                break
-            for name, (thr, upper, work) in got.items():
-                runs[name].throughput.append(thr)
-                runs[name].upper.append(upper)
-                runs[name].work.append(work)
-            events += len(s)
-            last = time.perf_counter() - t0
-            bar.update(1)
-            bar.set_postfix_str(f"{len(s):,} events a sample, {max(0.0, deadline - time.perf_counter()):.0f} s left")
+        for rep in range(MAX_PASSES):
+            if rep:
+                bar.reset(total=len(seconds))
+                bar.set_description(f"advise: samples, pass {rep + 1}")
+            for k, s in enumerate(chosen[:len(seconds)] if rep else chosen):
+                t0 = time.perf_counter()
+                if (k or rep) and t0 + last > deadline:
+                    break
+                got, _ = _round(runners, stream, s, multi, deadline)
+                if got is None:
+                    break
+                if rep == 0:
+                    seconds.append({name: [] for name in got})
+                    for name, (thr, upper, work) in got.items():
+                        runs[name].upper.append(upper)
+                        runs[name].work.append(work)
+                    events += len(s)
+                for name, (thr, _, _) in got.items():
+                    seconds[k][name].append(len(s) / thr if thr > 0 else math.inf)
+                last = time.perf_counter() - t0
+                bar.update(1)
+                bar.set_postfix_str(f"{len(s):,} events a sample, {max(0.0, deadline - time.perf_counter()):.0f} s left")
+            else:
+                continue
+            break  # the budget ran out in this pass
     finally:
         bar.close()
+    for k, per in enumerate(seconds):
+        n = len(chosen[k])
+        for name, secs in per.items():  # a sample's throughput: its events over the median time of its passes
+            runs[name].throughput.append(n / float(np.median(secs)) if secs else math.nan)
+    runs_passes = min((len(v) for per in seconds for v in per.values()), default=0)
+    for r in runs.values():
+        r.passes = runs_passes
     return runs, events
 
 
@@ -401,6 +426,7 @@ class Ranked:
     versus_best: PointVerdict | None  # throughput, this candidate over the best
     work_versus_best: PointVerdict | None  # work, the best's over this candidate's (> 1: this one does less)
     capped: int = 0
+    work: float = math.nan  # the mean work per sample (join candidates examined; deterministic)
 
 
 def _gm(xs: Sequence[float]) -> float:
@@ -427,7 +453,8 @@ def rank(cands: Sequence[Candidate], runs: dict[str, Runs]) -> tuple[list[Ranked
             vs = judge(ratios, lower=list(b.upper), upper=list(r.upper))
             wr = [y / x for x, y in zip(r.work, b.work) if math.isfinite(x) and math.isfinite(y) and x > 0 and y > 0]
             work = judge(wr) if wr else None
-        out.append(Ranked(c, gm[c.name], vs, work, sum(r.upper)))
+        works = [w for w in r.work if math.isfinite(w)]
+        out.append(Ranked(c, gm[c.name], vs, work, sum(r.upper), float(np.mean(works)) if works else math.nan))
     out.sort(key=lambda x: (not math.isfinite(x.throughput), -x.throughput if math.isfinite(x.throughput) else 0, x.candidate.name))
     return out, best
 
@@ -505,6 +532,7 @@ class Advice:
     maps: list[str]
     recommendation: str
     load: str = ""
+    passes: int = 1  # passes over every sample
     files: list[Path] = field(default_factory=list)
 
 
@@ -535,10 +563,11 @@ def advise(data: str, patterns_file: str, *, budget_s: float = DEFAULT_BUDGET_S,
                                 least_windows=sample_windows, max_samples=max_samples, caps=caps, progress=progress, seed=seed)
     ranked, best = rank(cands, runs)
     samples_run = len(next(iter(runs.values())).throughput) if runs else 0
+    passes = next(iter(runs.values())).passes if runs else 0
     roots = [Path(r) for r in maps_roots]
     advice = Advice(path, patterns_file, len(stream), patterns, where, cands, ranked, best, samples_run, sampled, budget_s,
                     time.perf_counter() - started, map_lines(where, multi, roots), recommendation(ranked, best, samples_run),
-                    load=_load())
+                    load=_load(), passes=passes)
     if out_dir is not None:
         advice.files = write_advice(advice, Path(out_dir))
     return advice
@@ -558,6 +587,7 @@ def table_rows(advice: Advice) -> list[dict]:
         c = r.candidate
         rows.append({"rank": i if not c.error else None, "method": c.name, "kind": c.kind or "-",
                      "throughput_eps": r.throughput, "vs_best": r.versus_best.text() if r.versus_best else "-",
+                     "work": r.work,
                      "work_vs_best": r.work_versus_best.text() if r.work_versus_best else "-",
                      "standing": standing(r, advice.best), "capped": r.capped,
                      "plan": (f"= {c.same_as}" if c.same_as else c.plan_text) if not c.error else f"error: {c.error}"})
@@ -573,10 +603,12 @@ def text(advice: Advice) -> str:
     from experiments.tools.tables import fmt, text_table
 
     cols = {"rank": ("#", fmt("d")), "method": ("method", str), "kind": ("kind", str), "throughput_eps": ("events/s", fmt(",.0f")),
-            "vs_best": ("throughput vs best [95% CI]", str), "work_vs_best": ("work: best's over its", str),
+            "vs_best": ("throughput vs best [95% CI]", str), "work": ("work a sample", fmt(",.0f")),
+            "work_vs_best": ("work: best's over its", str),
             "standing": ("standing", str), "plan": ("plan", lambda p: p if len(p) <= 60 else p[:57] + "...")}
     lines = [f"{advice.data}: {advice.events:,} events; {len(advice.patterns)} pattern(s); budget {advice.budget_s:g} s, "
-             f"{advice.samples_run} samples ({advice.sampled_events:,} events) in {advice.elapsed_s:.0f} s, load {advice.load}",
+             f"{advice.samples_run} samples ({advice.sampled_events:,} events, {advice.passes} pass{'es' * (advice.passes != 1)}) in "
+             f"{advice.elapsed_s:.0f} s, load {advice.load}",
              "where the workload sits on the maps' axes: " + ", ".join(f"{AXIS_WORDS[k]} {v:.3g}" for k, v in advice.location.items()),
              "", text_table(table_rows(advice), cols), ""]
     lines += [f"nearest map region: {m}" for m in advice.maps] or [
@@ -595,13 +627,15 @@ def write_advice(advice: Advice, out_dir: Path) -> list[Path]:
     md = ["# advise", "", f"Events: `{advice.data}` ({advice.events:,} events). Patterns: `{advice.patterns_file}`:", "", "```"]
     md += [format_pattern(p) for p in advice.patterns] + ["```", "",
            f"Budget {advice.budget_s:g} s; {advice.samples_run} samples of the stream ({advice.sampled_events:,} events), "
-           f"every distinct plan once per sample, in turns; {advice.elapsed_s:.0f} s; load average {advice.load}.", "",
+           f"every distinct plan once per sample in turns, {advice.passes} pass{'es' * (advice.passes != 1)} over the samples "
+           f"(a sample's time: the median of its passes); {advice.elapsed_s:.0f} s; load average {advice.load}.", "",
            "Where the workload sits on the maps' axes: " + ", ".join(f"{AXIS_WORDS[k]} {v:.3g}" for k, v in advice.location.items()) + ".", "",
-           "| # | method | kind | events/s | throughput vs best [95% CI] | work: best's over its | standing | plan |",
-           "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+           "| # | method | kind | events/s | throughput vs best [95% CI] | work a sample | work: best's over its | standing | plan |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in table_rows(advice):
         thr = f"{r['throughput_eps']:,.0f}" if math.isfinite(r["throughput_eps"]) else "-"
-        md.append(f"| {r['rank'] or '-'} | {r['method']} | {r['kind']} | {thr} | {r['vs_best']} | {r['work_vs_best']} | {r['standing']} | "
+        work = f"{r['work']:,.0f}" if math.isfinite(r["work"]) else "-"
+        md.append(f"| {r['rank'] or '-'} | {r['method']} | {r['kind']} | {thr} | {r['vs_best']} | {work} | {r['work_vs_best']} | {r['standing']} | "
                   f"`{r['plan']}` |")
     md += ["", f"![advise]({figs[0].name})", ""]
     md += [f"- nearest map region: {m}" for m in advice.maps] or ["- no regime maps of this kind found"]
@@ -612,26 +646,35 @@ def write_advice(advice: Advice, out_dir: Path) -> list[Path]:
 
 
 def draw(advice: Advice, out_dir: Path) -> list[Path]:
-    """Each distinct plan's throughput and work relative to the best's, with their 95% intervals (log scale)."""
+    """Each distinct plan's throughput relative to the best's with its 95% interval (log scale), and its mean work
+    a sample."""
     from experiments.reporting.plotstyle import log_axis, pyplot, save_figure, style
 
     plt = pyplot()
     shown = [r for r in advice.ranked if r.versus_best is not None and r.candidate.same_as is None]
     fig, axes = plt.subplots(1, 2, figsize=(9.0, 0.9 + 0.32 * max(3, len(shown))), sharey=True, layout="constrained")
-    for ax, which, title in ((axes[0], "versus_best", "throughput, over the best's"), (axes[1], "work_versus_best", "work: the best's over its")):
-        for y, r in enumerate(shown):
-            v = getattr(r, which)
-            if v is None or v.effect.n == 0:
-                continue
-            e = v.effect
-            s = style(r.candidate.name)
-            lo, hi = (e.lo, e.hi) if math.isfinite(e.lo) else (e.estimate, e.estimate)
-            ax.plot([lo, hi], [y, y], color=s.color, lw=2)
-            ax.plot([e.estimate], [y], marker=s.marker, color=s.color, ms=7, ls="none")
-        ax.axvline(1.0, color="0.4", lw=1, ls="--")
-        log_axis(ax, "x")
-        ax.set_title(title, fontsize=9)
-        ax.set_xlabel("ratio (> 1: better than the best)", fontsize=8)
+    ax = axes[0]
+    for y, r in enumerate(shown):
+        e = r.versus_best.effect
+        if e.n == 0:
+            continue
+        s = style(r.candidate.name)
+        lo, hi = (e.lo, e.hi) if math.isfinite(e.lo) else (e.estimate, e.estimate)
+        ax.plot([lo, hi], [y, y], color=s.color, lw=2)
+        ax.plot([e.estimate], [y], marker=s.marker, color=s.color, ms=7, ls="none")
+    ax.axvline(1.0, color="0.4", lw=1, ls="--")
+    log_axis(ax, "x")
+    ax.set_title("throughput, over the best's", fontsize=9)
+    ax.set_xlabel("ratio (> 1: better than the best)", fontsize=8)
+    # work is a count (deterministic, often 0 for the best plan): the mean per sample itself, not a ratio
+    ax = axes[1]
+    works = [r.work if math.isfinite(r.work) else 0.0 for r in shown]
+    ax.barh(range(len(shown)), works, color=[style(r.candidate.name).color for r in shown], height=0.6)
+    for y, w in enumerate(works):
+        ax.text(w, y, f" {w:,.0f}", va="center", fontsize=7)
+    ax.set_xlim(0, max([1.0, *works]) * 1.3)
+    ax.set_title("work a sample (join candidates examined)", fontsize=9)
+    ax.set_xlabel("mean over the samples (fewer: less work)", fontsize=8)
     same = {r.candidate.name: sum(1 for o in advice.ranked if o.candidate.same_as == r.candidate.name) for r in shown}
     labels = [r.candidate.name + (f" (+{same[r.candidate.name]} same plan)" if same[r.candidate.name] else "")
               + (" *" if r.candidate.name == advice.best else "") for r in shown]

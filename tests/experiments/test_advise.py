@@ -3,6 +3,8 @@ input is one line with exit status 2."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -125,3 +127,14 @@ def test_several_patterns_get_the_multi_pattern_optimizers(workload, tmp_path):
     assert {"SA-EDGE", "TS-EDGE", "SH-MDT", "RE", "TRIVIAL"} <= names
     assert advice.location["workload_size"] == 2 and 0 <= advice.location["density"] <= 1
     assert np.isfinite(advice.ranked[0].throughput)
+
+
+def test_a_short_stream_is_run_again_while_the_budget_lasts(tmp_path):
+    """A stream used up before the budget runs its samples again: every sample keeps one throughput (over the
+    median of its passes), and the work of a plan is the same count whatever the pass."""
+    _events_csv(tmp_path / "events.csv", seconds=40.0)
+    (tmp_path / "pattern.txt").write_text(PATTERN)
+    advice = advise(str(tmp_path / "events.csv"), str(tmp_path / "pattern.txt"), budget_s=12, progress=False)
+    assert advice.passes >= 2
+    best = next(r for r in advice.ranked if r.candidate.name == advice.best)
+    assert best.versus_best.effect.n == advice.samples_run and math.isfinite(best.work)
