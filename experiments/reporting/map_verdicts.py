@@ -66,6 +66,5 @@ def judge(ratios: Sequence[float], *, lower: Sequence[bool] | None = None, upper
 
 def rule_text() -> str:
     """The rule, in words, for the maps' captions."""
-    return (f"a mark where the 95% interval of the paired effect decides the winner (lo > 1 one way or the other, "
-            f"the rule set's smallest meaningful effect {WIN_SIZE:g}x); a tie where the interval lies within "
-            f"[{1 / TIE_BAND:.2f}, {TIE_BAND:g}]; open otherwise")
+    return (f"a mark where the 95% interval of the paired effect decides the winner (it excludes 1, one way or the "
+            f"other); a tie where it does not and lies within [{1 / TIE_BAND:.2f}, {TIE_BAND:g}]; open otherwise")
