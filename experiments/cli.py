@@ -31,11 +31,13 @@ COMMANDS: dict[str, str] = {
     "cluster": "experiments.commands.cluster",
     "check-planner": "experiments.commands.check_planner",
     "compare": "experiments.commands.compare",
+    "map": "experiments.commands.map",
+    "advise": "experiments.commands.advise",
 }
 
 EXIT_USAGE = 2
 #: commands whose positional arguments (Hydra overrides) may come after their options
-INTERMIXED = ("compare",)
+INTERMIXED = ("compare", "map")
 
 
 def _load(name: str):

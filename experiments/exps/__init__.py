@@ -27,6 +27,7 @@ EXPERIMENT_KINDS: dict[str, str] = {
     "motto": "experiments.exps.motto",
     "hamlet": "experiments.exps.hamlet",
     "next": "experiments.exps.next",
+    "map": "experiments.exps.maps",
 }
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from cep.io_utils import write_if_changed
 from experiments.reporting.compare import foreign_method_notes
 from experiments.reporting.core import Section, SectionInput, run_notes
+from experiments.reporting.maps_section import maps_section
 from experiments.reporting.regime import regime_table
 from experiments.reporting.sizing import sizing_section
 from experiments.running.metadata import load_meta
@@ -127,6 +128,7 @@ def render(sections: list[Section], results_dir: Path) -> str:
         for n in s.notes:
             lines.append(n if n.startswith(("#", "-", "*", "|", "**")) else f"- {n}")
         lines.append("")
+    lines += maps_section(results_dir)
     sizing = sizing_section(sections)
     if sizing:
         lines += [*sizing, ""]
