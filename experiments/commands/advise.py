@@ -30,6 +30,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="regime maps folder(s) to place the workload on (default: results/maps and runs/maps)")
     p.add_argument("--sample-windows", type=float, default=3.0, metavar="W", help="windows per sample of the stream (default 3)")
     p.add_argument("--max-samples", type=int, default=60, metavar="N", help="samples at most (default 60)")
+    p.add_argument("--min-samples", type=int, default=None, metavar="N",
+                   help="samples at least, past the budget if need be (default: the fewest a rank-based interval needs)")
     p.add_argument("--seed", type=int, default=0, help="seed of the samples' order, the statistics' sampling and randomized planners")
     p.add_argument("--no-progress", action="store_true", help="no progress on stderr")
 
@@ -40,6 +42,7 @@ def main(args: argparse.Namespace) -> int:
 
     roots = args.maps or [resolve_path("results/maps"), resolve_path("runs/maps")]
     advice = advise(args.data, args.patterns, budget_s=args.budget, sample_windows=args.sample_windows, max_samples=args.max_samples,
+                    **({} if args.min_samples is None else {"min_samples": args.min_samples}),
                     seed=args.seed, maps_roots=roots, out_dir=resolve_path(args.out), progress=not args.no_progress)
     print(text(advice))
     if advice.files:

@@ -20,7 +20,9 @@ time budget:
    Then disjoint slices of the stream, each long enough (at least ``sample_windows`` windows) that ``max_samples``
    rounds fill what the budget leaves, taken in a seeded random order (at least :data:`MIN_SAMPLES` slices however
    short the stream), each run by every distinct plan once, the plans in turns (so that a slow moment of a shared
-   machine hits every plan alike), until the budget or ``max_samples`` is reached.  When every sample has run and
+   machine hits every plan alike), until the budget or ``max_samples`` is reached -- but never fewer than
+   ``min_samples`` (when the stream holds them): the budget is a target, and an interval needs samples, so a slow
+   or busy machine runs past it rather than return a verdict no interval can give.  When every sample has run and
    budget is left (a short stream, or a small workload), the samples run again, up to :data:`MAX_PASSES` passes: a
    sample's throughput is its events over the median time of its passes.  Candidates whose plans are
    identical share one evaluation (their measurements are the same by definition).  A run that crosses a cap is a
@@ -59,6 +61,8 @@ DEFAULT_BUDGET_S = 180.0
 SUFFIXES = (".txt", ".csv", ".parquet")
 #: samples a stream is cut into at least (each shorter than sample_windows windows if need be)
 MIN_SAMPLES = 4
+#: samples run at least, past the budget if need be (the fewest that give a rank-based interval of the median)
+DEFAULT_MIN_SAMPLES = 6
 #: passes over the samples at most when the stream is used up before the budget (each sample's time: the median)
 MAX_PASSES = 25
 #: the share of the budget the time-limited searches (multi-pattern local searches) may take together
@@ -350,10 +354,12 @@ def _round(runners: dict, stream: EventColumns, s: Sample, multi: bool, deadline
 
 
 def run_samples(cands: Sequence[Candidate], patterns, stream: EventColumns, *, budget_s: float, deadline: float, started: float,
-                least_windows: float, max_samples: int, caps: dict, progress: bool, seed: int) -> tuple[dict[str, Runs], int]:
+                least_windows: float, max_samples: int, caps: dict, progress: bool, seed: int,
+                min_samples: int = DEFAULT_MIN_SAMPLES) -> tuple[dict[str, Runs], int]:
     """A pilot round (every distinct plan once on a sample of ``least_windows`` windows: what a round costs, and the
     check that the budget allows one), then the samples, each long enough that ``max_samples`` rounds fill what the
-    budget leaves, every distinct plan once per sample in turns, until the deadline; the measurements of each distinct
+    budget leaves, every distinct plan once per sample in turns, until the deadline (the first pass runs at least
+    ``min_samples`` samples whatever the deadline); the measurements of each distinct
     plan (by its first candidate's name) over the complete rounds, and the events sampled."""
     from tqdm import tqdm
 
@@ -387,9 +393,10 @@ def run_samples(cands: Sequence[Candidate], patterns, stream: EventColumns, *, b
                 bar.set_description(f"advise: samples, pass {rep + 1}")
             for k, s in enumerate(chosen[:len(seconds)] if rep else chosen):
                 t0 = time.perf_counter()
-                if (k or rep) and t0 + last > deadline:
+                owed = rep == 0 and k < min_samples
+                if (k or rep) and not owed and t0 + last > deadline:
                     break
-                got, _ = _round(runners, stream, s, multi, deadline)
+                got, _ = _round(runners, stream, s, multi, None if owed else deadline)
                 if got is None:
                     break
                 if rep == 0:
@@ -537,15 +544,16 @@ class Advice:
 
 
 def advise(data: str, patterns_file: str, *, budget_s: float = DEFAULT_BUDGET_S, sample_windows: float = 3.0,
-           max_samples: int = 60, seed: int = 0, maps_roots: Sequence[Path] = (), out_dir: Path | None = None,
+           max_samples: int = 60, min_samples: int = DEFAULT_MIN_SAMPLES, seed: int = 0, maps_roots: Sequence[Path] = (), out_dir: Path | None = None,
            progress: bool = True, max_partial_matches: int = 1_000_000, max_work: int | None = 100_000_000) -> Advice:
     """The advice for ``data`` and ``patterns_file`` (see the module docstring)."""
     from experiments.data.statistics import estimate_workload_statistics
 
     if not budget_s > 0:
         raise ConfigError(f"--budget must be a positive number of seconds, got {budget_s:g}")
-    if not sample_windows > 0 or max_samples < 1:
-        raise ConfigError("--sample-windows must be positive and --max-samples at least 1")
+    if not sample_windows > 0 or max_samples < 1 or min_samples < 1:
+        raise ConfigError("--sample-windows must be positive, and --max-samples and --min-samples at least 1")
+    min_samples = min(min_samples, max_samples)
     started = time.perf_counter()
     deadline = started + budget_s
     stream, patterns, path = read_workload(data, patterns_file)
@@ -560,7 +568,8 @@ def advise(data: str, patterns_file: str, *, budget_s: float = DEFAULT_BUDGET_S,
     cands = plan_candidates(names, patterns, stats, multi=multi, search_s=max(0.05, SEARCH_SHARE * budget_s / searches), seed=seed)
     caps = {"max_partial_matches": max_partial_matches, "max_work": max_work}
     runs, sampled = run_samples(cands, patterns, stream, budget_s=budget_s, deadline=deadline, started=started,
-                                least_windows=sample_windows, max_samples=max_samples, caps=caps, progress=progress, seed=seed)
+                                least_windows=sample_windows, max_samples=max_samples, caps=caps, progress=progress, seed=seed,
+                                min_samples=min_samples)
     ranked, best = rank(cands, runs)
     samples_run = len(next(iter(runs.values())).throughput) if runs else 0
     passes = next(iter(runs.values())).passes if runs else 0
