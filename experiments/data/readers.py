@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Iterable
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -110,7 +111,6 @@ def _ts_seconds(col: pa.ChunkedArray | pa.Array, source: str, name: str) -> np.n
     if pa.types.is_integer(t) or pa.types.is_floating(t):
         return np.asarray(col.to_numpy(zero_copy_only=False), dtype=np.float64)
     if pa.types.is_string(t) or pa.types.is_large_string(t):
-        import pandas as pd
 
         s = pd.Series(col.to_pylist())
         parsed = pd.to_datetime(s, errors="coerce", utc=True)
@@ -155,7 +155,6 @@ def _table_columns(types: np.ndarray, ts: np.ndarray, columns: dict[str, np.ndar
     """The events' columns, types coded in order of first appearance; ``diffs`` maps a derived
     attribute to the base attribute it differences per type (0 for a type's first event), ``aliases``
     an attribute to the one whose values it shares."""
-    import pandas as pd
 
     codes, names = pd.factorize(types, sort=False)
     cols = dict(columns)
@@ -176,7 +175,6 @@ def _read_filtered(path: Path, columns: list[str], filters) -> pa.Table:
 
 
 def _time_filters(ts_col: str, start: float | None, end: float | None, tz: str | None):
-    import pandas as pd
 
     f = []
     if start is not None:
@@ -272,7 +270,6 @@ def read_generic(
 ) -> EventColumns:
     """CSV (with a header row) or Parquet with a type column and a timestamp column (seconds or
     ISO-8601 text); every other column becomes an attribute (numbers where they parse)."""
-    import pandas as pd
 
     p = Path(path)
     report = report if report is not None else ReadReport(str(p))
@@ -326,7 +323,6 @@ def read_generic(
             stamps.append(ts)
             for col, v in zip(values, attrs):
                 col.append(v)
-    import pandas as pd
 
     codes, names = pd.factorize(np.asarray(etypes, dtype=object), sort=False)
     return EventColumns(list(names), codes, np.asarray(stamps, dtype=np.float64),
@@ -334,7 +330,6 @@ def read_generic(
 
 
 def _generic_ts(v, name: str) -> float:
-    import pandas as pd
 
     if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
         if not math.isfinite(float(v)):
