@@ -57,3 +57,8 @@ class PartialMatchLimitError(EvaluationLimitError):
 
 class WorkLimitError(EvaluationLimitError):
     """An evaluation crossed its configured cap on candidate combinations examined by its joins."""
+
+
+class ExitRefused(CEPError):
+    """Code the harness runs (a plugin's planner or optimizer) tried to end the process -- ``sys.exit`` or
+    ``os._exit`` -- which would have passed for the command's or the run's own exit status."""

@@ -97,6 +97,11 @@ def execute_cells(
     finally:
         df = store.consolidate()
     print(f"{name}: {len(df)} result rows in {store.table_path}", file=sys.stderr)
+    lost = unaccounted(store, todo)
+    if lost:
+        print(f"{name}: {len(lost)} of {len(todo)} cells were neither stored nor recorded as failed (e.g. {lost[0]}): "
+              "the run counts them as failed and the next run retries them", file=sys.stderr)
+        summary = RunSummary(summary.run, summary.failed + len(lost))
     if summary.failed:
         print(
             f"{name}: {summary.failed} of {len(todo)} cells failed; their tracebacks are in {store.failures_dir}/ "
@@ -104,6 +109,14 @@ def execute_cells(
             file=sys.stderr,
         )
     return summary
+
+
+def unaccounted(store: ResultStore, specs: Sequence[Mapping]) -> list[str]:
+    """The ids of the cells of ``specs`` that are neither stored nor recorded as failed: what a run that ends
+    checks, so that a runner or a cell that lost cells without a word cannot pass for a complete run."""
+    done = store.done_ids()
+    failed = {p.stem for p in store.failures()}
+    return [cid for cid in (cell_id(s) for s in specs) if cid not in done and cid not in failed]
 
 
 def run_all_cells(cfg, out_dir: Path, cell_fn: Callable[[Mapping], list], cells, *, keys: Keys | None) -> int:

@@ -3,6 +3,9 @@ conformance suite: one that is correct, and broken ones, each broken in one way.
 
 from __future__ import annotations
 
+import os
+import sys
+
 from cep.global_plans import build_global_plan
 from cep.plans import OrderPlan
 
@@ -86,3 +89,52 @@ class BudgetEchoOptimizer(WrittenOrderOptimizer):
         if time_limit > 60:
             raise ValueError(f"time limit {time_limit} s")
         return super().optimize(clauses, models, time_limit=time_limit)
+
+
+class ExitingPlanner(ReversePlanner):
+    """Broken: ends the process with sys.exit(0), as if all went well."""
+
+    name = "EXITING"
+
+    def _order(self, model, prefix, rng):
+        sys.exit(0)
+
+
+class HardExitingPlanner(ReversePlanner):
+    """Broken: ends the process with os._exit(0), which skips every handler."""
+
+    name = "HARD-EXITING"
+
+    def _order(self, model, prefix, rng):
+        os._exit(0)
+
+
+class NamedLikeABuiltin(ReversePlanner):
+    """Broken: takes a built-in planner's name, so its rows would pass for DP-LD's."""
+
+    name = "DP-LD"
+
+
+class Nameless(OrderPlanner):
+    """Broken: declares no name."""
+
+    def _order(self, model, prefix, rng):
+        return list(range(model.n)), None
+
+
+class RaisingConstructor(ReversePlanner):
+    """Broken: its constructor raises."""
+
+    name = "RAISING-CONSTRUCTOR"
+
+    def __init__(self, *, seed: int = 0) -> None:
+        raise RuntimeError("no constructor today")
+
+
+class WrongOrder(OrderPlanner):
+    """Broken: an order that names index 0 twice and forgets the last one."""
+
+    name = "WRONG-ORDER"
+
+    def _order(self, model, prefix, rng):
+        return [0] * model.n, None
