@@ -18,6 +18,7 @@ from omegaconf import DictConfig
 
 from cep.errors import ConfigError
 from experiments.running.folders import results_root
+from experiments.running.lock import folder_lock
 from experiments.running.settings import RENAMED_KINDS, Keys, resolve
 
 EXPERIMENT_KINDS: dict[str, str] = {
@@ -48,8 +49,8 @@ def run_experiment(cfg: DictConfig) -> int:
     if kind not in EXPERIMENT_KINDS:
         raise ConfigError(f"experiment {cfg.exp.get('name')!r} has unknown kind {kind!r}; known: {', '.join(EXPERIMENT_KINDS)}")
     out_dir = results_root(cfg) / cfg.exp.name
-    out_dir.mkdir(parents=True, exist_ok=True)
-    return int(kind_module(kind).run(cfg, out_dir) or 0)
+    with folder_lock(out_dir):  # one run at a time in a folder; a second is one line naming the first
+        return int(kind_module(kind).run(cfg, out_dir) or 0)
 
 
 def settings_keys(cfg: DictConfig) -> Keys | None:

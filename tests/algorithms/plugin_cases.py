@@ -138,3 +138,24 @@ class WrongOrder(OrderPlanner):
 
     def _order(self, model, prefix, rng):
         return [0] * model.n, None
+
+
+class BlockingPlanner(ReversePlanner):
+    """Holds its run at its first pattern until told to go on: writes ``started`` into the folder named by
+    the environment variable CEP_TEST_BLOCK_DIR, then waits there for ``release`` (a test's run that is
+    surely still running, without guessing how long it takes)."""
+
+    name = "BLOCKING"
+
+    def _order(self, model, prefix, rng):
+        import time
+        from pathlib import Path
+
+        where = Path(os.environ["CEP_TEST_BLOCK_DIR"])
+        (where / "started").write_text(str(os.getpid()))
+        deadline = time.monotonic() + 600
+        while not (where / "release").exists():
+            if time.monotonic() > deadline:
+                raise TimeoutError("never released")
+            time.sleep(0.05)
+        return super()._order(model, prefix, rng)
