@@ -20,19 +20,25 @@ RUNS_DIR = "runs"
 
 def results_root(cfg: DictConfig) -> Path:
     """The folder a run writes under: ``results/`` with ``reference=true``, else ``results_dir``,
-    which may not be the reference folder."""
-    reference = resolve_path(REFERENCE_DIR)
+    which may not be the reference folder nor inside it -- compared after resolving symbolic links, so
+    that a link to ``results/`` is the reference folder too -- nor a file."""
+    reference = resolve_path(REFERENCE_DIR).resolve()
     if cfg.get("reference"):
-        if resolve_path(cfg.results_dir) not in (reference, resolve_path(RUNS_DIR)):
+        if resolve_path(cfg.results_dir).resolve() not in (reference, resolve_path(RUNS_DIR).resolve()):
             raise ConfigError(f"reference=true writes the committed reproduction to {reference}; do not combine it with results_dir={cfg.results_dir}")
         require_committed_code()
         return reference
-    root = resolve_path(cfg.results_dir)
+    given = resolve_path(cfg.results_dir)
+    root = given.resolve()
     if root == reference or reference in root.parents:
+        via = f" (through a symbolic link: {given} is {root})" if given != root else ""
         raise ConfigError(
-            f"results_dir={cfg.results_dir} is the committed reference reproduction ({reference}); "
+            f"results_dir={cfg.results_dir} is the committed reference reproduction ({reference}){via}; "
             "a run writes there only with reference=true"
         )
+    existing = next(p for p in (root, *root.parents) if p.exists())
+    if not existing.is_dir():
+        raise ConfigError(f"results_dir={cfg.results_dir} is not a folder: {existing} is a file")
     return root
 
 
