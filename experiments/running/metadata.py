@@ -12,8 +12,10 @@ from datetime import datetime, timezone
 from importlib import metadata as importlib_metadata
 from pathlib import Path
 
+from cep.errors import StoreError
 from cep.io_utils import atomic_write_text
 from experiments.data.datasets import REPO_ROOT, resolve_path
+from experiments.running.store import DAMAGED
 
 PACKAGES = ("pyspark", "hydra-core", "pandas", "pyarrow", "numpy", "matplotlib", "seaborn", "joblib", "lark", "tqdm")
 
@@ -121,6 +123,15 @@ class RunMetadata:
 
 
 def load_meta(exp_dir: Path) -> dict:
-    """The ``metadata.json`` of a results folder (empty if it has none)."""
+    """The ``metadata.json`` of a results folder (empty if it has none); a damaged one is a one-line
+    :class:`StoreError` naming it."""
     p = Path(exp_dir) / "metadata.json"
-    return json.loads(p.read_text()) if p.exists() else {}
+    if not p.exists():
+        return {}
+    try:
+        meta = json.loads(p.read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise StoreError(f"{p}: not a readable metadata file ({' '.join(str(e).split())}); {DAMAGED}") from None
+    if not isinstance(meta, dict):
+        raise StoreError(f"{p}: holds a JSON {type(meta).__name__}, not the object a run writes; {DAMAGED}")
+    return meta
