@@ -17,7 +17,7 @@ import importlib
 from omegaconf import DictConfig
 
 from cep.errors import ConfigError
-from experiments.running.folders import results_root
+from experiments.running.folders import claim_folder, results_root
 from experiments.running.lock import folder_lock
 from experiments.running.settings import RENAMED_KINDS, Keys, resolve
 
@@ -40,9 +40,10 @@ def kind_module(kind: str):
     return importlib.import_module(EXPERIMENT_KINDS[kind])
 
 
-def run_experiment(cfg: DictConfig) -> int:
+def run_experiment(cfg: DictConfig, *, replace: bool = False) -> int:
     """Run the experiment of ``cfg`` into ``<results root>/<exp name>/``; returns the number of cells
-    that failed."""
+    that failed.  ``replace``: empty the folder first if it holds another configuration's cells
+    (:func:`experiments.running.folders.claim_folder`)."""
     if cfg.get("exp") is None:
         raise ConfigError("choose an experiment with +exp=<name>")
     kind = cfg.exp.get("kind")
@@ -50,6 +51,7 @@ def run_experiment(cfg: DictConfig) -> int:
         raise ConfigError(f"experiment {cfg.exp.get('name')!r} has unknown kind {kind!r}; known: {', '.join(EXPERIMENT_KINDS)}")
     out_dir = results_root(cfg) / cfg.exp.name
     with folder_lock(out_dir):  # one run at a time in a folder; a second is one line naming the first
+        claim_folder(cfg, out_dir, replace=replace)
         return int(kind_module(kind).run(cfg, out_dir) or 0)
 
 
