@@ -18,6 +18,8 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
+from cep.errors import ConfigError
+
 from experiments.data.spark import stop_spark
 from experiments.running.metadata import RunMetadata
 from experiments.running.runners import RunSummary, SerialRunner, make_runner, run_cells
@@ -80,7 +82,7 @@ def execute_cells(
         print(
             f"{name}: warning: {stale} cells stored in {out_dir} are not cells of this configuration (an earlier "
             "one); they stay in the store and its tables and report include them -- run into an empty results "
-            "folder to keep them apart",
+            "folder to keep them apart, or pass --replace to replace them",
             file=sys.stderr,
         )
     meta.write()
@@ -135,6 +137,9 @@ def run_all_cells(cfg, out_dir: Path, cell_fn: Callable[[Mapping], list], cells,
         plan = plan if isinstance(plan, Cells) else Cells.of(plan)
         meta.update(**plan.facts)
         everything = plan.specs
+        if not everything:
+            raise ConfigError(f"{cfg.exp.name}: this configuration gives no cells (see its settings: python -m experiments "
+                              f"run +exp={cfg.exp.name} --estimate); nothing to run or store")
         for phase in plan.phases:
             on = runner
             if phase.in_driver:
@@ -146,6 +151,7 @@ def run_all_cells(cfg, out_dir: Path, cell_fn: Callable[[Mapping], list], cells,
     finally:
         runner.close()
         outcome = runner.outcome() if hasattr(runner, "outcome") else {}
-        meta.finish(cells_total=len(everything), cells_run=sum(s.run for s in summaries),
-                    cells_failed=sum(s.failed for s in summaries), rows=len(ResultStore(out_dir).load()), **outcome)
+        if everything:
+            meta.finish(cells_total=len(everything), cells_run=sum(s.run for s in summaries),
+                        cells_failed=sum(s.failed for s in summaries), rows=len(ResultStore(out_dir).load()), **outcome)
     return sum(s.failed for s in summaries)
