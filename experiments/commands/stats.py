@@ -28,7 +28,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from cep.errors import ConfigError
     from cep.parser import parse_pattern_file, parse_patterns
+
+    if args.max_pairs is not None and args.max_pairs < 1:
+        raise ConfigError(f"--max-pairs {args.max_pairs}: the number of events or pairs sampled per selectivity is at least 1")
+    if args.top < 0:
+        raise ConfigError(f"--top {args.top}: the number of event types listed is at least 0 (0: all)")
     from experiments.data.datasets import load_dataset
     from experiments.data.readers import ReadReport
     from experiments.data.statistics import DEFAULT_MAX_PAIRS, estimate_statistics

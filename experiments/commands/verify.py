@@ -38,6 +38,10 @@ def main(args: argparse.Namespace) -> int:
         verify_experiment,
     )
 
+    if args.sample < 1:
+        raise ConfigError(f"--sample {args.sample}: the number of cells verified per experiment is at least 1")
+    if args.max_cell_s is not None and not args.max_cell_s > 0:
+        raise ConfigError(f"--max-cell-s {args.max_cell_s}: a cell's stored run time cap is positive (seconds)")
     results_dir = results_dir_of(args)
     root = resolve_path(results_dir or REFERENCE_DIR)
     available = sorted(p.name for p in root.iterdir() if (p / "results.parquet").exists() and ResultStore(p).has_cells()) if root.is_dir() else []
