@@ -91,22 +91,45 @@ def pick_cells(cells: dict[str, dict], ids: list[str], sample: int, seed: int, m
     return random.Random(seed).sample(ids, min(sample, len(ids)))
 
 
-def verify_experiment(exp_dir: Path, sample: int, seed: int, max_cell_s: float | None = None) -> list[Difference]:
-    """Re-run a seeded sample of ``sample`` stored cells and compare (see the module docstring), picked by
-    :func:`pick_cells`."""
+@dataclass
+class Sampled:
+    """A stored cell picked for re-running: its specification (as re-run), its committed rows and the run
+    time stored with it (``_cell_s``: what the re-run is expected to take)."""
+
+    exp_dir: Path
+    cell_id: str
+    spec: dict
+    committed: pd.DataFrame
+    stored_s: float
+
+
+def sample_experiment(exp_dir: Path, sample: int, seed: int, max_cell_s: float | None = None) -> list[Sampled]:
+    """The cells of ``exp_dir`` that :func:`pick_cells` picks, ready to re-run."""
     store = ResultStore(exp_dir)
     table = store.load()
     cells = store.load_cells()
     if table.empty or not cells:
         return []
-    run_cell = cell_function(exp_dir)
     picked = pick_cells(cells, sorted(set(table["cell_id"]) & set(cells)), sample, seed, max_cell_s)
-    out: list[Difference] = []
+    out = []
     for cid in picked:
         committed = table[table["cell_id"] == cid]
-        spec = replay_spec(cells[cid], committed)
-        out += compare_cell(exp_dir.name, cid, spec, committed, pd.DataFrame(run_cell(spec)))
+        out.append(Sampled(Path(exp_dir), cid, replay_spec(cells[cid], committed), committed, float(cells[cid].get("_cell_s", 0.0))))
     return out
+
+
+def verify_sampled(cell: Sampled, run_cell=None) -> list[Difference]:
+    """Re-run one sampled cell (with ``run_cell``, default its experiment kind's) and compare."""
+    run_cell = run_cell or cell_function(cell.exp_dir)
+    return compare_cell(cell.exp_dir.name, cell.cell_id, cell.spec, cell.committed, pd.DataFrame(run_cell(cell.spec)))
+
+
+def verify_experiment(exp_dir: Path, sample: int, seed: int, max_cell_s: float | None = None) -> list[Difference]:
+    """Re-run a seeded sample of ``sample`` stored cells and compare (see the module docstring), picked by
+    :func:`pick_cells`."""
+    sampled = sample_experiment(exp_dir, sample, seed, max_cell_s)
+    run_cell = cell_function(exp_dir) if sampled else None
+    return [d for cell in sampled for d in verify_sampled(cell, run_cell)]
 
 
 def compare_cell(name: str, cid: str, spec: dict, committed: pd.DataFrame, rows: pd.DataFrame) -> list[Difference]:

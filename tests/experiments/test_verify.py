@@ -62,13 +62,38 @@ def test_an_experiment_with_no_cell_within_the_cap_verifies_its_cheapest():
     assert pick_cells(cells, ids, 3, 0, cells[cheapest]["_cell_s"] / 2) == [cheapest]
 
 
-def test_ci_verifies_with_a_cap():
-    """.ci/run's verify samples cheap cells, so that a reference of scale=standard cells does not slow CI."""
+def test_ci_runs_the_readmes_verify():
+    """.ci/run's verify is the README's command, whose default caps the stored time of the cells it samples."""
     from pathlib import Path
 
-    ci = (Path(__file__).resolve().parents[2] / ".ci" / "run").read_text()
-    verify = [line for line in ci.splitlines() if "-m experiments verify" in line and not line.startswith("#")]
-    assert verify and all("--max-cell-s" in line for line in verify)
+    repo = Path(__file__).resolve().parents[2]
+    ci = [line for line in (repo / ".ci" / "run").read_text().splitlines() if "-m experiments verify" in line and not line.startswith("#")]
+    readme = [line.split("#")[0].strip() for line in (repo / "README.md").read_text().splitlines() if line.startswith("python -m experiments verify")]
+    assert readme == ["python -m experiments verify"]
+    assert ci == [".venv/bin/" + readme[0]]
+
+
+def test_the_default_verify_of_the_committed_reference_takes_minutes_not_hours():
+    """verify's default (issue 36, item 8): 3 cells per experiment among those stored with a run time of at most
+    5 s (an experiment with none: its cheapest), at most 5 minutes of stored cell time over the committed reference;
+    the README's former ``--sample 5`` with no cap sampled cells of minutes each."""
+    import argparse
+    from pathlib import Path
+
+    from experiments.commands import verify as command
+    from experiments.tools.verify import sample_experiment
+
+    p = argparse.ArgumentParser()
+    command.add_arguments(p)
+    args = p.parse_args([])
+    root = Path(__file__).resolve().parents[2] / "results"
+    names = sorted(d.name for d in root.iterdir() if (d / "cells.jsonl.gz").exists())
+    sampled = {n: sample_experiment(root / n, args.sample, args.seed, args.max_cell_s) for n in names}
+    assert all(sampled.values())  # every experiment is checked
+    for n, cells in sampled.items():
+        over = [c for c in cells if c.stored_s > args.max_cell_s]
+        assert not over or len(cells) == 1, n  # over the cap only as the experiment's one cheapest cell
+    assert sum(c.stored_s for cells in sampled.values() for c in cells) <= 300
 
 
 # ---- a different plan: an equal-cost tie, or a failure ----------------------------------------------------
