@@ -67,14 +67,15 @@ def main(args: argparse.Namespace) -> int:
           f"that ran {stored:.0f} s when stored", file=sys.stderr if args.json else sys.stdout)
     diffs = []
     functions: dict = {}
-    # the bar's total is the sampled cells' stored run time, so that its estimate of the time left weighs each cell
-    with tqdm(total=max(round(stored, 1), 0.1), unit="s", desc="verify", file=sys.stderr, disable=None,
-              bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.0f}/{total:.0f} s of stored cell time [{elapsed}<{remaining}] {postfix}") as bar:
-        for i, cell in enumerate(sampled):
-            bar.set_postfix_str(f"{cell.exp_dir.name} (cell {i + 1} of {len(sampled)})")
+    # the bar counts the sampled cells' stored run time, so that its estimate of the time left weighs each cell
+    weights = [max(c.stored_s, 0.01) for c in sampled]
+    with tqdm(total=sum(weights), desc="verify", file=sys.stderr, disable=None,
+              bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.0f}/{total:.0f} s of stored cell time [{elapsed}<{remaining}{postfix}]") as bar:
+        for i, (cell, weight) in enumerate(zip(sampled, weights)):
+            bar.set_postfix_str(f"{cell.exp_dir.name}, cell {i + 1} of {len(sampled)}")
             run_cell = functions.setdefault(cell.exp_dir, cell_function(cell.exp_dir))
             diffs += verify_sampled(cell, run_cell)
-            bar.update(cell.stored_s)
+            bar.update(weight)
     bad = [d for d in diffs if not d.ok]
     ties = sum(1 for d in diffs if d.ok and d.rule == TIE)
     cells = len({(d.experiment, d.cell_id) for d in diffs})

@@ -138,3 +138,22 @@ def test_the_failover_check_counts_even_a_tie_as_a_difference():
     diffs = compare_cell("e", "c", {"pattern_id": "p", "algorithm": "DP-B"}, _cell_rows("(a, (b, c))", 12.5, 3),
                          _cell_rows("((a, b), c)", 12.5, 3))
     assert [d.metric for d in deterministic_tally(diffs)["differ"]] == ["plan"]
+
+
+def test_verify_shows_a_progress_bar_on_a_terminal(monkeypatch, capsys):
+    """On a terminal verify draws a bar over the sampled cells' stored run time, with its estimate of the time left."""
+    import io
+    import sys
+
+    from experiments.cli import main as cli_main
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    err = Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    assert cli_main(["verify", "--exp", "jqpg_fig3", "--sample", "1"]) == 0
+    bar = err.getvalue()
+    assert "verify: 100%|" in bar and "s of stored cell time [" in bar and "jqpg_fig3, cell 1 of 1]" in bar, bar
+    assert "verified 1 cells of 1 experiment(s)" in capsys.readouterr().out
