@@ -33,10 +33,14 @@ def _last_frame(tb):
 def refusing_exit(what: str) -> Iterator[None]:
     """While the block runs, ``os._exit(n)`` raises :class:`ExitRefused` instead of ending the process, and
     a ``SystemExit`` (``sys.exit(n)``) leaving the block becomes one; ``what`` names the work in the message.
-    Blocks nest (the innermost names the work); the real ``os._exit`` is back when the outermost ends."""
+    Blocks nest (the innermost names the work); the real ``os._exit`` is back when the outermost ends.  A process
+    forked inside the block still ends with ``os._exit``, as multiprocessing's children do."""
     real = os._exit
+    pid = os.getpid()
 
     def refuse(status=0):
+        if os.getpid() != pid:  # a child forked inside the block (multiprocessing's fork) ends as it always has
+            real(status)
         raise ExitRefused(f"{what}: os._exit({status!r}) called at {_where(sys._getframe(1))}; the harness's code may not end "
                           "its process (raise an exception instead)")
 

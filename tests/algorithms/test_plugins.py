@@ -131,3 +131,23 @@ def test_a_planner_returning_a_wrong_order_is_refused_under_python_dash_O_too(tm
                        timeout=300, env=env)
     assert r.returncode == 2 and r.stdout == "", (r.returncode, r.stdout, r.stderr)
     assert "returned the order [0, 0, 0]" in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_a_process_forked_while_exits_are_refused_still_ends_with_its_status():
+    """refusing_exit refuses os._exit in the process that entered it only: a child forked inside the block (as
+    multiprocessing's fork start method makes them) ends with its status instead of running on as the parent."""
+    import os
+
+    import pytest
+
+    from cep.errors import ExitRefused
+    from experiments.running.exits import refusing_exit
+
+    with refusing_exit("test"):
+        pid = os.fork()
+        if pid == 0:
+            os._exit(7)
+        _, status = os.waitpid(pid, 0)
+        with pytest.raises(ExitRefused, match=r"test: os._exit\(3\) called at "):
+            os._exit(3)
+    assert os.waitstatus_to_exitcode(status) == 7
