@@ -34,10 +34,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from cep.errors import StoreError
 from cep.metrics import DETERMINISTIC, MEASURED
 from experiments.exps import kind_module
 from experiments.running.metadata import load_meta
-from experiments.running.store import ResultStore
+from experiments.running.store import DAMAGED, ResultStore
 from experiments.tools.tables import text_table
 
 SHOWN = "shown only"
@@ -65,8 +66,13 @@ def _close(a: float, b: float) -> bool:
 
 
 def cell_function(exp_dir: Path):
-    """The cell function of the experiment kind that produced ``exp_dir`` (from its metadata)."""
-    kind = ((load_meta(exp_dir).get("config") or {}).get("exp") or {}).get("kind", "jqpg")
+    """The cell function of the experiment kind that produced ``exp_dir`` (from its metadata; a folder whose
+    metadata.json is missing or names no kind is a one-line StoreError naming the file)."""
+    meta = load_meta(exp_dir)
+    kind = ((meta.get("config") or {}).get("exp") or {}).get("kind")
+    if kind is None:
+        what = "names no experiment kind (config.exp.kind)" if meta else "is missing"
+        raise StoreError(f"{Path(exp_dir) / 'metadata.json'}: {what}, so verify cannot tell how to re-run the cells; {DAMAGED}")
     return kind_module(kind).run_cell
 
 

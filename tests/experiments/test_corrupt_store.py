@@ -1,6 +1,6 @@
 """A damaged results folder (issue 36, item 4): report and verify on a truncated or empty results.parquet,
 a truncated metadata.json, a truncated cells.jsonl.gz or a cell line without its cell_id say so in one line
-naming the file, exit status 2 -- never a traceback."""
+naming the file, exit status 2 -- never a traceback; so does verify on a folder without its metadata.json."""
 
 from __future__ import annotations
 
@@ -57,3 +57,18 @@ def test_a_damaged_store_is_one_line_naming_the_file_and_exit_2(stored, tmp_path
     assert cli_main(args) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith(f"error: {root / 'jqpg_fig3' / name}") and words in err, err
+
+
+def test_verify_of_a_folder_without_metadata_is_one_line_naming_it_and_report_still_reads_it(stored, tmp_path, capsys):
+    """verify re-runs cells with the experiment kind metadata.json names: without the file it cannot (before, it
+    took every such folder for a JQPG one, and an MCEP folder's cells failed with a KeyError); report needs only
+    the table."""
+    root = tmp_path / "copy"
+    shutil.copytree(stored, root)
+    (root / "jqpg_fig3" / "metadata.json").unlink()
+    capsys.readouterr()
+    assert cli_main(["verify", "--results-dir", str(root), "--sample", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: {root / 'jqpg_fig3' / 'metadata.json'}: is missing, so verify cannot tell how to re-run the cells; " \
+                  "restore it (git checkout -- <file>, in results/) or remove the folder and run again\n", err
+    assert cli_main(["report", "--results-dir", str(root)]) == 0
