@@ -69,7 +69,13 @@ def main(args: argparse.Namespace) -> int:
         if not isinstance(q, TrendQuery):
             raise PatternError(f"{args.queries}: pattern {i + 1} is not a trend aggregation query (RETURN ... PATTERN ... WITHIN ...)")
     path, fmt = resolve_data(args.data)
-    stream = read_events(path, format=fmt).to_stream()  # the trend engines take event objects
+    columns = read_events(path, format=fmt)
+    for i, q in enumerate(queries):  # an engine reads a missing attribute as no match: an empty table, not an error
+        for attr, where in q.attributes_used.items():
+            if attr not in columns.attributes:
+                raise PatternError(f"{args.queries}: query {i + 1} reads attribute {attr!r} ({where}), which no event of {path} "
+                                   f"carries; they have: {', '.join(columns.attributes) or 'no attributes'}")
+    stream = columns.to_stream()  # the trend engines take event objects
     options = {"max_trends": args.max_trends} if args.max_trends is not None and args.engine == "two-step" else {}
     res, metrics = measure(args.engine, queries, stream, memory=not args.no_memory, **options)
     header, rows = table(queries, res.rows())

@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from cep.errors import ConfigError
 from cep.io_utils import atomic_write_text
 from cep.parser import parse_pattern_file, parse_patterns
 from experiments.commands.inputs import reject_trend_queries
@@ -34,6 +35,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    if args.max_pairs is not None and args.max_pairs < 1:
+        raise ConfigError(f"--max-pairs {args.max_pairs}: the number of events or pairs sampled per selectivity is at least 1")
+    if args.top < 0:
+        raise ConfigError(f"--top {args.top}: the number of event types listed is at least 0 (0: all)")
     patterns = [p for text in args.pattern for p in parse_patterns(text)]
     if args.pattern_file:
         patterns += parse_pattern_file(args.pattern_file)

@@ -51,7 +51,7 @@ def compose_config(overrides: list[str], select: str = "exp"):
     check_job(overrides, select)
     try:
         with initialize_config_dir(version_base="1.3", config_dir=str(CONFIG_DIR), job_name="run"):
-            return compose(config_name="config", overrides=overrides)
+            cfg = compose(config_name="config", overrides=overrides)
     except Exception as e:  # noqa: BLE001 - every composition error becomes one line
         cause = e.__cause__
         if isinstance(cause, (ConfigAttributeError, ConfigKeyError)) and cause.full_key:
@@ -59,3 +59,7 @@ def compose_config(overrides: list[str], select: str = "exp"):
                               "the spelling (python -m experiments run --help)") from None
         text = str(e).strip()
         raise ConfigError(f"invalid overrides: {text.splitlines()[0] if text else type(e).__name__}") from None
+    seed = cfg.get("seed")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ConfigError(f"seed={seed!r}: a seed is a whole number at least 0")
+    return cfg
