@@ -129,7 +129,7 @@ def test_verify_catches_a_changed_deterministic_value(serial_results, tmp_path):
     "overrides, fragment",
     [
         (["+exp=nope"], "unknown exp 'nope'"),
-        (["exp=jqpg_fig5"], "choose the experiment with a plus sign: +exp=jqpg_fig5"),
+        (["exp=jqpg_fig5"], "choose an experiment with a plus sign: +exp=jqpg_fig5"),
         (["+exp=jqpg_fig5", "foo=1"], "unknown config key 'foo'"),
         (["+exp=jqpg_fig3", "runner.master=local[2]"], "cannot parse override 'runner.master=local[2]'"),
         (["+exp=jqpg_fig3", "dataset=nope"], "unknown dataset 'nope'"),
