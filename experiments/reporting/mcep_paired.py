@@ -36,23 +36,17 @@ import numpy as np
 import pandas as pd
 
 from experiments.reporting.rules import (
-    FAILS,
-    HOLDS,
-    NOT_MEASURABLE,
-    PARTLY,
-    UNCHECKED,
     Interval,
     Verdict,
     paired_slope_interval,
     ratio_interval,
     slope_interval,
 )
+from experiments.reporting.rules import worst as rules_worst
 
 WORKLOAD = ["dataset", "x_name", "x_value", "seed"]
 LOCAL = ("SA-EDGE", "TS-EDGE")
 WORK_CAP = "candidate combinations"  # the status text of a run stopped by the work cap
-#: the verdicts from worst to best, for a claim that needs every one of several comparisons
-WORST_FIRST = (FAILS, NOT_MEASURABLE, UNCHECKED, PARTLY, HOLDS)
 
 
 def cell_table(df: pd.DataFrame) -> pd.DataFrame:
@@ -210,4 +204,4 @@ def counts(p: pd.DataFrame) -> str:
 
 def worst(verdicts: Sequence[Verdict]) -> str:
     """The verdict of a claim that needs every one of ``verdicts``: the worst of them."""
-    return min((v.verdict for v in verdicts), key=WORST_FIRST.index) if verdicts else UNCHECKED
+    return rules_worst([v.verdict for v in verdicts])
