@@ -145,27 +145,33 @@ class JqpgModel:
         """The cells of ``algorithms`` (rows of ``where`` only) re-planned at our density or the paper's: the
         cell's keys and :class:`PlanFacts` as columns, and ``same`` (the re-plan at our density equals the
         stored plan)."""
-        s = self.specs[self.specs["algorithm"].isin(list(algorithms))]
+        parts = [self._algorithm_facts(a, paper) for a in sorted(set(algorithms))]
+        f = pd.concat(parts) if parts else self._algorithm_facts("", paper)
         if where is not None:
-            s = s[where.reindex(s.index, fill_value=False)]
-        rows = []
-        for i, r in s.iterrows():
-            factor = (self.factors.get(r["dataset"]) or math.nan) if paper else 1.0
+            f = f[where.reindex(f.index, fill_value=False).to_numpy(dtype=bool)]
+        return f.reset_index(drop=True)
+
+    def _algorithm_facts(self, algorithm: str, paper: bool) -> pd.DataFrame:
+        """Every cell of ``algorithm`` re-planned (once per process and density), indexed as :attr:`specs`."""
+        if (algorithm, paper) in self._tables:
+            return self._tables[(algorithm, paper)]
+        s = self.specs[self.specs["algorithm"] == algorithm]
+        rows, index = [], []
+        for i, r in zip(s.index, s.itertuples(index=False)):
+            factor = (self.factors.get(r.dataset) or math.nan) if paper else 1.0
             if not math.isfinite(factor):
                 continue
-            key = (i, factor)
-            if key not in self._tables:
-                spec = r["spec"]
-                self._tables[key] = plan_facts(spec["pattern"], spec.get("strategy"), spec.get("partition_attribute"),
-                                               spec["algorithm"], float(spec.get("alpha", 0.0)), int(spec.get("seed", 0)),
-                                               json.dumps(spec.get("params") or {}, sort_keys=True),
-                                               json.dumps(spec["stats"], sort_keys=True), float(factor))
-            f = self._tables[key]
-            rows.append({**{k: r[k] for k in ["cell_id", *UNIT, "size", "workload", "algorithm"]}, "plan": f.plan, "kind": f.kind,
-                         "log_trpt": f.log_trpt, "log_lat": f.log_lat, "log_tree": f.log_tree,
-                         "same": (not paper) and f.plan == r["stored_plan"]})
-        return pd.DataFrame(rows, columns=["cell_id", *UNIT, "size", "workload", "algorithm", "plan", "kind", "log_trpt", "log_lat",
-                                           "log_tree", "same"])
+            spec = r.spec
+            f = plan_facts(spec["pattern"], spec.get("strategy"), spec.get("partition_attribute"), spec["algorithm"],
+                           float(spec.get("alpha", 0.0)), int(spec.get("seed", 0)), json.dumps(spec.get("params") or {}, sort_keys=True),
+                           json.dumps(spec["stats"], sort_keys=True), float(factor))
+            rows.append((r.cell_id, r.dataset, r.pattern_id, r.alpha, r.strategy, r.size, r.workload, r.algorithm, f.plan, f.kind,
+                         f.log_trpt, f.log_lat, f.log_tree, (not paper) and f.plan == r.stored_plan))
+            index.append(i)
+        out = pd.DataFrame(rows, index=index, columns=["cell_id", *UNIT, "size", "workload", "algorithm", "plan", "kind", "log_trpt",
+                                                       "log_lat", "log_tree", "same"])
+        self._tables[(algorithm, paper)] = out
+        return out
 
     def ratios(self, num: str, den: str, *, paper: bool, measure: str = "throughput", where: pd.Series | None = None) -> pd.DataFrame:
         """Per unit (index :data:`UNIT`), the model's predicted effect of ``num`` over ``den`` (``ratio``:

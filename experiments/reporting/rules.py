@@ -105,7 +105,9 @@ class Interval:
             extra.append(f"{self.lower_bounds} lower bounds")
         if self.upper_bounds:
             extra.append(f"{self.upper_bounds} upper bounds")
-        if self.method == "sign" and self.lo_range and self.hi_range:
+        if self.method == "sign" and self.n < sign_test_min():
+            extra.append(f"sign test: too few units for its interval, {sign_test_min()} would give one")
+        elif self.method == "sign" and self.lo_range and self.hi_range:
             extra.append(f"sign test; the bounds allow lo in [{_num(self.lo_range[0])}, {_num(self.lo_range[1])}], "
                          f"hi in [{_num(self.hi_range[0])}, {_num(self.hi_range[1])}]")
         return f"{body} (n={self.n}{', ' + ', '.join(extra) if extra else ''})"
@@ -138,6 +140,11 @@ def sign_test_rank(n: int) -> int:
     while st.binom.cdf(k, n, 0.5) <= (1 - CONFIDENCE) / 2:
         k += 1
     return k
+
+
+def sign_test_min() -> int:
+    """The fewest values with a sign-test 95% interval of their median (6)."""
+    return next(n for n in range(1, 100) if sign_test_rank(n) >= 1)
 
 
 def _sign_ci(values: np.ndarray) -> tuple[float, float]:
@@ -344,10 +351,12 @@ def _log(v: float, scale: str) -> float:
 
 def _needed(effect: Interval, gap: float) -> int | None:
     """About how many units would decide the claim if the mean and spread stayed as observed: the n at
-    which a 95% interval of half-width 1.96 sd / sqrt(n) clears ``gap``."""
+    which a 95% interval of half-width 1.96 sd / sqrt(n) clears ``gap`` -- and, for a censored effect,
+    at least the units a sign-test interval needs (:func:`sign_test_min`)."""
+    floor = max(effect.n + 1, sign_test_min() if effect.method == "sign" else 0)
     if effect.n < 2 or not math.isfinite(effect.log_sd) or effect.log_sd == 0 or not gap > 0:
-        return None
-    return max(effect.n + 1, math.ceil((1.96 * effect.log_sd / gap) ** 2))
+        return floor if effect.method == "sign" and effect.n < sign_test_min() else None
+    return max(floor, math.ceil((1.96 * effect.log_sd / gap) ** 2))
 
 
 def _decide(effect: Interval, rule: Callable[[float, float], str]) -> tuple[str, bool]:

@@ -261,3 +261,12 @@ def test_a_trend_is_fitted_per_unit_and_bounded_points_bound_its_slope():
     rising = [(x, [v * (1 + 0.01 * i) for v in x], [None, None, None, "upper"]) for i in range(8)]
     v = rules.at_least(rules.paired_slope_interval(rising), rules.TREND)
     assert v.verdict == NOT_MEASURABLE and v.held_by_bounds
+
+
+def test_too_few_censored_units_for_a_rank_interval_ask_for_more():
+    """Four units, all lower bounds far above 1: the sign test has no 95% interval below six units, so the
+    claim stays open and the row asks for six (not for a higher cap)."""
+    v = rules.at_least(_censored([60.0, 70.0, 80.0, 65.0], lower={0, 1, 2, 3}), 1.0)
+    assert v.verdict == NOT_MEASURABLE and not v.held_by_bounds and v.needed == 6
+    assert "too few units" in v.ours
+    assert rules.sign_test_min() == 6
