@@ -23,7 +23,8 @@ The cause class:
 * **engine** -- the model predicts it and the work does not follow: our evaluator departs from the model;
 * **genuine** -- the model predicts it, the work follows, and the measurement (time, bytes) still does not
   show it: a non-reproduction of the measured claim;
-* **engine or genuine** -- the model predicts it and no deterministic work was stored to tell the two apart;
+* **engine or genuine** -- the model predicts it and no deterministic work was stored to tell the two apart,
+  or the work's own effect cannot be decided;
 * **not modelled** -- the claim's metric has no cost model (HAMLET's engines, NEXT's measured CPU, plan and
   optimizer times, MOTTO's own objective, which *is* a model): the row says which.
 """
@@ -38,7 +39,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as st
 
-from experiments.reporting.rules import HOLDS, UNCHECKED, Verdict
+from experiments.reporting.rules import HOLDS, NOT_MEASURABLE, UNCHECKED, Verdict
 
 REGIME, MODEL, REGIME_OR_MODEL = "regime", "model", "regime or model"
 ENGINE, GENUINE, ENGINE_OR_GENUINE = "engine", "genuine", "engine or genuine"
@@ -84,7 +85,7 @@ def classify(f: Facts) -> tuple[str, str]:
         if f.paper is None:
             return REGIME_OR_MODEL, text
         return (REGIME if predicts(f.paper) else MODEL), text
-    if f.work is None:
+    if f.work is None or f.work.verdict in (NOT_MEASURABLE, UNCHECKED):
         return ENGINE_OR_GENUINE, text
     return (GENUINE if predicts(f.work) else ENGINE), text
 
