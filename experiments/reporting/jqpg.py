@@ -700,8 +700,10 @@ def _alpha_measured(c: pd.DataFrame, metric: str) -> AlphaSource:
         for alg, g in c[~c["capped"]].groupby("algorithm"):
             x = g[g["alpha"] == a].set_index("pattern_id")
             y = g[g["alpha"] == b].set_index("pattern_id")
+            both = x.index.intersection(y.index)  # a pattern capped at one alpha has no ratio
+            x, y = x.loc[both], y.loc[both]
             r = (x[metric] / y[metric]) if higher else (y[metric] / x[metric])
-            same = (x["plan"] == y["plan"]).reindex(r.index, fill_value=False)
+            same = x["plan"] == y["plan"]
             r = r.replace([np.inf, -np.inf], np.nan).where(~(same & r.notna()), 1.0).dropna()
             obs += [Observation(p, v) for p, v in r.items()]
         return per_unit(obs).interval, int(c["capped"].sum())
