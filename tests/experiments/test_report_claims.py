@@ -193,3 +193,15 @@ def test_every_throughput_claim_has_a_work_sibling_with_the_same_rule(tmp_path):
     assert c["JQPG over native order-based plans: DP-LD over EFREQ throughput"][1] == NOT_MEASURABLE
     ours, verdict = c["JQPG over native order-based plans: DP-LD over EFREQ throughput" + label]
     assert ours.startswith("2.00x [2.00, 2.00] (n=4)") and verdict == HOLDS
+
+
+def test_figure_8_alpha_ratios_pair_only_patterns_measured_at_both_alphas():
+    from experiments.reporting.jqpg import _alpha_measured
+
+    c = pd.DataFrame([  # pattern 3 ran at alpha 0 only (capped at alpha 1): it has no ratio
+        dict(algorithm="DP-LD", alpha=a, pattern_id=p, capped=(p == 3 and a == 1.0), plan=f"{p}-{a if p == 1 else 0}",
+             throughput_eps=t)
+        for p, a, t in [(1, 0.0, 100.0), (1, 1.0, 50.0), (2, 0.0, 80.0), (2, 1.0, 80.0), (3, 0.0, 70.0), (3, 1.0, None)]])
+    e, capped = _alpha_measured(c, "throughput_eps")(0.0, 1.0)
+    assert e.n == 2 and capped == 1  # pattern 1 at 2x (other plans), pattern 2 the same plan: exactly 1
+    assert abs(e.estimate - 2 ** 0.5) < 1e-9
