@@ -47,3 +47,9 @@ def test_cells_agree_and_the_section_has_the_papers_claims(tiny_rows, tmp_path):
         assert f"{ds}: local search has the best overall speedup" in text
         assert f"{ds}: on time windows SA-EDGE at least 25%" in text
         assert f"{ds}: local search beats RE" in text
+    # a row on work is its claim's sibling, shown right under it and not counted as a claim
+    for i, c in enumerate(section.claims):
+        if c.claim.endswith("(work: join candidates examined)"):
+            assert c.sibling == "work" and not c.counted
+            assert section.claims[i - 1].claim == c.claim.removesuffix(" (work: join candidates examined)")
+    assert sum(c.sibling == "work" for c in section.claims) >= 2
