@@ -117,8 +117,9 @@ def test_a_workloads_random_choices_do_not_depend_on_the_point():
     ([1.02, 0.99, 1.01, 0.98], None, None, TIE),
     ([0.5, 2.0, 0.7, 1.6], None, None, OPEN),
     ([], None, None, NO_DATA),
-    ([3.0, 3.2, 2.9], [True, True, True], [False] * 3, A_WINS),  # lower bounds above 1: the win stands
-    ([3.0, 3.2, 2.9], [False] * 3, [True, True, True], OPEN),  # upper bounds above 1: nothing stands
+    ([3.0, 3.2, 2.9, 3.1, 2.8, 3.3], [True] * 6, [False] * 6, A_WINS),  # lower bounds above 1: the win stands
+    ([3.0, 3.2, 2.9, 3.1, 2.8, 3.3], [False] * 6, [True] * 6, OPEN),  # upper bounds above 1: nothing stands
+    ([3.0, 3.2, 2.9], [True] * 3, [False] * 3, OPEN),  # censored, but fewer units than a sign-test interval needs
 ])
 def test_the_verdict_of_a_point(ratios, lower, upper, outcome):
     v = judge(ratios, lower=lower, upper=upper)
