@@ -46,7 +46,7 @@ from experiments.reporting.mcep import (
     _rows,
     _sweep,
 )
-from experiments.reporting.mcep_paired import LOCAL, UNIT, cell_table, interval, paired
+from experiments.reporting.mcep_paired import LOCAL, UNIT, cell_table, counts, interval, paired
 from experiments.reporting.plotstyle import (
     finish_axes,
     log_axis,
@@ -117,16 +117,17 @@ def _claims(df: pd.DataFrame) -> list[Claim]:
             best, top = _best_local(t), _largest(ps)
             over_re = lambda m: paired(top, best, "RE", m)  # noqa: E731
             rows += _rows("fig12_beats_re", _effect("fig12_beats_re", over_re),
-                          extra_of=lambda m: f"{best} over RE at {ps['x_value'].max():g} events per pattern"
-                          + ("; RE's work over its" if m == WORK else ""))
+                          extra_of=lambda m: "; ".join(x for x in (f"{best} over RE at {ps['x_value'].max():g} events per pattern"
+                                                                    + ("; RE's work over its" if m == WORK else ""), counts(over_re(m))) if x))
         base = {b: interval(paired(w, b, "TRIVIAL")).estimate for b in BASELINES if b in set(w["algorithm"])}
         base = {b: g for b, g in base.items() if math.isfinite(g)}
         if base and "SA-EDGE" in set(w["algorithm"]):
             second = max(base, key=base.get)
             over_second = lambda m: paired(w, "SA-EDGE", second, m)  # noqa: E731
             rows += _rows("fig12_time_windows", _effect("fig12_time_windows", over_second),
-                          extra_of=lambda m: f"SA-EDGE over {second}, the baseline with the highest throughput gain on the "
-                          "time-window workloads" + ("; its work over SA-EDGE's" if m == WORK else ""))
+                          extra_of=lambda m: "; ".join(x for x in (f"SA-EDGE over {second}, the baseline with the highest throughput gain "
+                                                                    "on the time-window workloads" + ("; its work over SA-EDGE's" if m == WORK else ""),
+                                                                    counts(over_second(m))) if x))
         if ds == "nasdaq" and len(cw):
             gain = lambda m: paired(cw, LOCAL, "TRIVIAL", m)  # noqa: E731
             rows += _rows("fig12_count_stock", _effect("fig12_count_stock", gain, trend=True), extra_of=_counted(gain))
