@@ -78,6 +78,10 @@ def resolve(name: str, groups: tuple[str, ...], bases: tuple[type, ...], builtin
         obj = importlib.import_module(module)
     except ImportError as e:
         raise PlanError(f"{what} {name!r}: cannot import module {module!r} ({e})") from None
+    except Exception as e:  # noqa: BLE001 - a module that fails while importing (SyntaxError, an error at its top level)
+        where = f" ({e.filename}, line {e.lineno})" if isinstance(e, SyntaxError) else ""
+        raise PlanError(f"{what} {name!r}: module {module!r} fails to import: {type(e).__name__}: {e.msg if isinstance(e, SyntaxError) else e}"
+                        f"{where}") from None
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)
@@ -89,7 +93,23 @@ def resolve(name: str, groups: tuple[str, ...], bases: tuple[type, ...], builtin
     if inspect.isabstract(obj):
         missing = ", ".join(sorted(obj.__abstractmethods__))
         raise PlanError(f"{what} {name!r} ({obj.__qualname__}) is abstract: implement {missing}")
+    _check_declared(obj, name, what, list(builtin))
     return obj
+
+
+def _check_declared(cls: type, name: str, what: str, builtin: list[str]) -> None:
+    """What a method must declare as class attributes: ``name``, a non-empty string that is not a built-in
+    method's (its rows would be taken for the built-in's), and ``kind``, ``"order"`` or ``"tree"``."""
+    declared = getattr(cls, "name", None)
+    if not isinstance(declared, str) or not declared.strip():
+        raise PlanError(f"{what} {name!r} ({cls.__qualname__}) declares no name: set the class attribute name = \"...\", "
+                        "the name its results are stored and drawn under")
+    if declared in builtin:
+        raise PlanError(f"{what} {name!r} ({cls.__qualname__}) is named {declared!r}, the name of a built-in method: "
+                        "its results would be taken for the built-in's; give it a name of its own")
+    kind = getattr(cls, "kind", None)
+    if kind not in ("order", "tree"):
+        raise PlanError(f"{what} {name!r} ({cls.__qualname__}) declares kind {kind!r}; a method's kind is 'order' or 'tree'")
 
 
 def _describe(obj) -> str:

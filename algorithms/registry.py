@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import inspect
 
-from cep.errors import PlanError
+from cep.errors import CEPError, PlanError
 
 from algorithms.planners.base import Planner
 
@@ -19,8 +19,10 @@ from algorithms.planners.base import Planner
 class PlannerFactory:
     """A planner class named by ``"module:Class"``, imported on first use; calling it builds a planner."""
 
-    def __init__(self, target: str | type[Planner]) -> None:
+    def __init__(self, target: str | type[Planner], *, foreign: bool = False) -> None:
         self.target = target
+        #: a planner from another package (:mod:`algorithms.plugins`): its constructor's failure is one line naming it
+        self.foreign = foreign
 
     @property
     def cls(self) -> type[Planner]:
@@ -35,7 +37,14 @@ class PlannerFactory:
         unknown = sorted(set(params) - accepted)
         if unknown:
             raise PlanError(f"planner {getattr(cls, 'name', cls.__qualname__)} has no parameter {unknown[0]!r}; its parameters: {', '.join(sorted(accepted))}")
-        return cls(**params)
+        if not self.foreign:
+            return cls(**params)
+        try:
+            return cls(**params)
+        except CEPError:
+            raise
+        except Exception as e:  # noqa: BLE001
+            raise PlanError(f"planner {cls.name} ({cls.__module__}:{cls.__qualname__}): its constructor raised {type(e).__name__}: {e}") from None
 
     def __repr__(self) -> str:
         return f"PlannerFactory({self.target!r})"
@@ -85,7 +94,7 @@ def _factory(name: str) -> PlannerFactory:
         return PLANNERS[name]
     from algorithms.plugins import PLANNER_GROUP, resolve
 
-    return PlannerFactory(resolve(name, (PLANNER_GROUP,), (Planner,), PLANNERS))
+    return PlannerFactory(resolve(name, (PLANNER_GROUP,), (Planner,), PLANNERS), foreign=True)
 
 
 def planner_kind(name: str) -> str:

@@ -343,22 +343,56 @@ def save_columns(cols: EventColumns, folder: str | Path) -> Path:
 
 def load_columns(folder: str | Path) -> EventColumns:
     """The stream :func:`save_columns` wrote, its numeric arrays memory-mapped (read-only, shared with
-    every process that maps them)."""
+    every process that maps them).  A folder that is not such a stream, or whose files were damaged, is a
+    one-line :class:`StreamError` naming the file."""
     folder = Path(folder)
-    meta = json.loads((folder / "columns.json").read_text())
+    index = folder / "columns.json"
+    try:
+        meta = json.loads(index.read_text())
+        arrays = {"codes": meta["codes"], "ts": meta["ts"], "type_names": meta["type_names"], "source": meta["source"],
+                  "columns": dict(meta["columns"]), "absent": dict(meta["absent"])}
+        if not all(isinstance(c, dict) and "values" in c for c in arrays["columns"].values()):
+            raise ValueError("a column without its values")
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as e:
+        raise StreamError(f"{index}: not the index of saved columns ({_reason(e)})") from None
     loaded: dict[str, np.ndarray] = {}
 
     def get(name: str) -> np.ndarray:
         if name not in loaded:
-            try:
-                loaded[name] = np.load(folder / name, mmap_mode="r")
-            except ValueError:  # an object column: read whole
-                loaded[name] = np.load(folder / name, allow_pickle=True)
+            loaded[name] = _load_array(folder, name)
         return loaded[name]
 
-    columns = {k: (Gather(get(c["values"]), get(c["index"])) if "index" in c else get(c["values"])) for k, c in meta["columns"].items()}
-    return EventColumns(meta["type_names"], get(meta["codes"]), get(meta["ts"]), columns=columns,
-                        absent={k: get(v) for k, v in meta["absent"].items()}, source=meta["source"])
+    columns = {k: (Gather(get(c["values"]), get(c["index"])) if "index" in c else get(c["values"])) for k, c in arrays["columns"].items()}
+    try:
+        cols = EventColumns(arrays["type_names"], get(arrays["codes"]), get(arrays["ts"]), columns=columns,
+                            absent={k: get(v) for k, v in arrays["absent"].items()}, source=str(arrays["source"]))
+    except (ValueError, TypeError) as e:
+        raise StreamError(f"{index}: the saved columns do not fit together ({_reason(e)})") from None
+    if len(cols) and not (0 <= int(cols.codes.min()) and int(cols.codes.max()) < len(cols.type_names)):
+        raise StreamError(f"{index}: type codes outside the {len(cols.type_names)} type names")
+    return cols
+
+
+def _load_array(folder: Path, name) -> np.ndarray:
+    """One saved array: memory-mapped, or read whole when its header says it holds Python objects (as
+    :func:`save_columns` writes the columns of strings); a damaged file is a one-line StreamError."""
+    path = folder / str(name)
+    if not isinstance(name, str) or Path(name).name != name:
+        raise StreamError(f"{folder / 'columns.json'}: {name!r} is not the name of a saved array")
+    try:
+        with path.open("rb") as f:
+            version = np.lib.format.read_magic(f)
+            header = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+            dtype = header(f)[2] if header else None
+        if dtype is not None and dtype.hasobject:
+            return np.load(path, allow_pickle=True)
+        return np.load(path, mmap_mode="r")
+    except Exception as e:  # noqa: BLE001 - whatever a damaged file raises (numpy, pickle, the OS) is one line
+        raise StreamError(f"{path}: not a saved array ({_reason(e)})") from None
+
+
+def _reason(e: BaseException) -> str:
+    return " ".join(f"{type(e).__name__}: {e}".split())[:200]
 
 
 def exact_array(values: list, absent: np.ndarray | None = None) -> np.ndarray:
@@ -383,9 +417,7 @@ def exact_array(values: list, absent: np.ndarray | None = None) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 def read_nasdaq_text_columns(path: str | Path) -> EventColumns:
     """Decode a NASDAQ minute text file into columns (see the module docstring)."""
-    p = Path(path)
-    if not p.exists():
-        raise StreamError(f"{p}: no such events file")
+    p = events_file(path)
     try:
         cols = _fast_nasdaq(p)
     except _FastPathRefused:
@@ -393,6 +425,16 @@ def read_nasdaq_text_columns(path: str | Path) -> EventColumns:
     if cols is None:
         cols = _slow_nasdaq(p)  # raises the precise error, or decodes what the fast path refused
     return cols
+
+
+def events_file(path: str | Path) -> Path:
+    """``path`` as an events file to read: a one-line StreamError if there is none or it is a folder."""
+    p = Path(path)
+    if not p.exists():
+        raise StreamError(f"{p}: no such events file")
+    if p.is_dir():
+        raise StreamError(f"{p}: a folder, not an events file")
+    return p
 
 
 class _FastPathRefused(Exception):

@@ -57,3 +57,13 @@ class PartialMatchLimitError(EvaluationLimitError):
 
 class WorkLimitError(EvaluationLimitError):
     """An evaluation crossed its configured cap on candidate combinations examined by its joins."""
+
+
+class StoreError(CEPError):
+    """A file of a results folder (``results.parquet``, ``cells.jsonl.gz``, ``metadata.json``) cannot be read
+    as what it is: truncated, empty or edited by hand.  The message names the file."""
+
+
+class ExitRefused(CEPError):
+    """Code the harness runs (a plugin's planner or optimizer) tried to end the process -- ``sys.exit`` or
+    ``os._exit`` -- which would have passed for the command's or the run's own exit status."""

@@ -13,11 +13,13 @@ a :class:`PatternError` names the offending variable or operator and the line it
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
+from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 
-from lark import Lark, Transformer, v_args
+from lark import Lark, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from cep.conditions import Attr, BinOp, Comparison, Const, Neg
@@ -25,6 +27,7 @@ from cep.errors import PatternError, PatternSyntaxError
 import cep.next_algebra as algebra
 from cep.trends import ReturnItem, TrendQuery, make_trend_query
 from cep.pattern import (
+    MAX_COUNT_WINDOW,
     TIME_UNITS,
     EventRef,
     Kleene,
@@ -213,7 +216,7 @@ class _ToAst(Transformer):
                 f"line {unit.line}, column {unit.column}: unknown slide unit {str(unit)!r}; "
                 "expected milliseconds, seconds, minutes, hours or days"
             )
-        return float(number) * TIME_UNITS[u]
+        return _finite_seconds(number, unit, "SLIDE")
 
     def string(self, tok):
         s = str(tok)[1:-1]
@@ -298,18 +301,20 @@ class _ToAst(Transformer):
         return Attr(str(var), str(name))
 
     def within_clause(self, _kw, number, unit):
-        value = float(number)
         u = str(unit).lower()
         if u in ("events", "event"):
-            if not value.is_integer():
+            exact = Decimal(str(number))  # as written: a float would round 99999999999999999999999 to another number
+            if exact != exact.to_integral_value():
                 raise PatternError(f"line {unit.line}: a count window holds a whole number of events, got {number}")
-            return Window(WindowKind.COUNT, int(value))
+            if exact > MAX_COUNT_WINDOW:
+                raise PatternError(f"line {unit.line}: a count window holds at most {MAX_COUNT_WINDOW} events (2**53), got {number}")
+            return Window(WindowKind.COUNT, int(exact))
         if u not in TIME_UNITS:
             raise PatternError(
                 f"line {unit.line}, column {unit.column}: unknown window unit {str(unit)!r}; "
                 "expected events, milliseconds, seconds, minutes, hours or days"
             )
-        return Window(WindowKind.TIME, value * TIME_UNITS[u])
+        return Window(WindowKind.TIME, _finite_seconds(number, unit, "WITHIN"))
 
     def strategy_clause(self, _kw, name, _by=None, attribute=None):
         return Strategy.parse(str(name)), (str(attribute) if attribute is not None else None)
@@ -320,6 +325,41 @@ class _ToAst(Transformer):
             return SeqOrder(v)
         except ValueError:
             raise PatternError(f"line {value.line}: SEQ_ORDER must be nondecreasing or strict, got {str(value)!r}") from None
+
+
+def _finite_seconds(number, unit, clause: str) -> float:
+    """``number`` ``unit`` in seconds; a one-line PatternError if that is beyond the float range (``1e308 days``)."""
+    seconds = float(number) * TIME_UNITS[str(unit).lower()]
+    if not math.isfinite(seconds):
+        raise PatternError(f"line {unit.line}: {clause} {number} {unit} is beyond the range of seconds a float holds")
+    return seconds
+
+
+#: the parse tree's nodes that nest: operators, NOT, KL, arithmetic and the NEXT algebra's operators
+_NESTING = frozenset({"operator", "negation", "kleene", "kleene_plus", "binop", "neg", "next_union_op", "next_seq_op",
+                      "next_except_op", "next_iteration", "next_time"})
+#: how deep a pattern may nest them (every operator, NOT, KL, + - * / and NEXT operator inside another counts one
+#: level; parentheses alone do not); beyond, the recursive steps after parsing and the compiled conditions run out of
+#: Python's stack (README, "The pattern language")
+MAX_NESTING = 100
+
+
+def _check_nesting(tree, source: str) -> None:
+    """A one-line PatternError naming the line of the first construct nested deeper than :data:`MAX_NESTING`
+    (walked without recursion: a tree this deep is what recursion cannot take)."""
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if not isinstance(node, Tree):
+            continue
+        if node.data in _NESTING:
+            depth += 1
+            if depth > MAX_NESTING:
+                line = getattr(node.meta, "line", None)
+                where = f"line {line}: " if line is not None else ""
+                raise PatternError(f"{source}: {where}the pattern nests operators more than {MAX_NESTING} levels deep "
+                                   "(each operator, NOT, KL, NEXT operator and arithmetic operator of a condition counts one level)")
+        stack.extend((c, depth) for c in node.children)
 
 
 @dataclass(frozen=True)
@@ -389,6 +429,7 @@ def parse_patterns(text: str, source: str = "<text>") -> list:
         raise PatternSyntaxError(f"{source}: unexpected end of input; expected {_expected(e.expected)}") from None
     except UnexpectedInput as e:  # pragma: no cover - other lark input errors
         raise PatternSyntaxError(f"{source}: line {e.line}, column {e.column}: {e}") from None
+    _check_nesting(tree, source)
     try:
         patterns = _ToAst().transform(tree)
     except VisitError as e:

@@ -16,6 +16,7 @@ n-ary operator has at least one operand, a condition mentions at most one negate
 from __future__ import annotations
 
 import enum
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Iterator, Union
@@ -97,6 +98,10 @@ TIME_UNITS = {
 }
 
 
+#: the largest count window: every count up to it is an exact float, as windows and positions are compared
+MAX_COUNT_WINDOW = 2**53
+
+
 @dataclass(frozen=True)
 class Window:
     """``WITHIN 20 minutes`` (time, ``size`` in seconds) or ``WITHIN 500 events`` (count)."""
@@ -107,8 +112,13 @@ class Window:
     def __post_init__(self) -> None:
         if not self.size > 0:
             raise PatternError(f"window size must be positive, got {self.size}")
-        if self.kind is WindowKind.COUNT and int(self.size) != self.size:
-            raise PatternError(f"a count window holds a whole number of events, got {self.size}")
+        if not math.isfinite(self.size):
+            raise PatternError(f"window size must be finite, got {self.size} seconds")
+        if self.kind is WindowKind.COUNT:
+            if int(self.size) != self.size:
+                raise PatternError(f"a count window holds a whole number of events, got {self.size}")
+            if self.size > MAX_COUNT_WINDOW:
+                raise PatternError(f"a count window holds at most {MAX_COUNT_WINDOW} events (2**53), got {int(self.size)}")
 
     @classmethod
     def seconds(cls, s: float) -> "Window":

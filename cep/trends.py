@@ -136,6 +136,24 @@ class TrendQuery:
         queries with int coefficients, the others with tuple coefficients)."""
         return all(i.kind in ("count_star", "group") for i in self.items)
 
+    @property
+    def attributes_used(self) -> dict[str, str]:
+        """Every event attribute the query reads, with where it first reads it (a RETURN item, a WHERE
+        comparison, GROUP-BY or an equivalence predicate): what the events must carry.  ``type`` and
+        ``ts`` are every event's own."""
+        used: dict[str, str] = {}
+        for it in self.items:
+            if it.attr is not None:
+                used.setdefault(it.attr, f"RETURN {it}")
+        for c in (c for part in (*self.elements, *self.negations) for c in part.conditions):
+            for a in sorted(c.attributes, key=str):
+                used.setdefault(a.name, f"WHERE {c}")
+        for a in self.group_by:
+            used.setdefault(a, "GROUP-BY")
+        for a in self.equivalence:
+            used.setdefault(a, f"[{a}]")
+        return {k: v for k, v in used.items() if k not in ("type", "ts")}
+
     def __str__(self) -> str:
         return format_trend_query(self)
 

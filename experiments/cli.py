@@ -16,6 +16,7 @@ import sys
 
 from cep.errors import CEPError
 from experiments.commands.inputs import command_help
+from experiments.running.exits import refusing_exit
 
 COMMANDS: dict[str, str] = {
     "run": "experiments.commands.run",
@@ -31,11 +32,13 @@ COMMANDS: dict[str, str] = {
     "cluster": "experiments.commands.cluster",
     "check-planner": "experiments.commands.check_planner",
     "compare": "experiments.commands.compare",
+    "map": "experiments.commands.map",
+    "advise": "experiments.commands.advise",
 }
 
 EXIT_USAGE = 2
 #: commands whose positional arguments (Hydra overrides) may come after their options
-INTERMIXED = ("compare",)
+INTERMIXED = ("compare", "map")
 
 
 def _load(name: str):
@@ -61,14 +64,18 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         if argv and argv[0] == "run" and "-h" not in argv[1:2] and "--help" not in argv[1:2]:
-            return _load("run").run_overrides(argv[1:])
+            with refusing_exit("run"):
+                return _load("run").run_overrides(argv[1:])
         if argv and argv[0] in INTERMIXED:  # options and overrides in any order
             mod = _load(argv[0])
             p = argparse.ArgumentParser(prog=f"python -m experiments {argv[0]}", description=getattr(mod, "DESCRIPTION", mod.HELP))
             mod.add_arguments(p)
-            return int(mod.main(p.parse_intermixed_args(argv[1:])) or 0)
-        args = build_parser().parse_args(argv)
-        return int(_load(args.command).main(args) or 0)
+            args = p.parse_intermixed_args(argv[1:])
+            with refusing_exit(argv[0]):
+                return int(mod.main(args) or 0)
+        args = build_parser().parse_args(argv)  # --help and usage errors end here, as argparse ends them
+        with refusing_exit(args.command):  # a plugin's sys.exit or os._exit cannot pass for the command's status
+            return int(_load(args.command).main(args) or 0)
     except CEPError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_USAGE

@@ -104,7 +104,14 @@ class OrderPlanner(Planner):
         if len(set(pre)) != len(pre):
             raise PlanError(f"prefix {', '.join(prefix)} names a variable twice")
         order, fallback = self._order(model, pre, self.rng(model))
-        assert sorted(order) == list(range(model.n)) and list(order[: len(pre)]) == pre, order
+        try:
+            valid = sorted(order) == list(range(model.n)) and list(order[: len(pre)]) == pre
+        except TypeError:  # not a sequence of indices
+            valid = False
+        if not valid:  # a planner may come from another package: checked under python -O too
+            wanted = f"starting with {pre} " if pre else ""
+            raise PlanError(f"planner {self.name} returned the order {order!r} for pattern {model.sp.name} (clause {model.sp.index}); "
+                            f"_order returns every variable index 0..{model.n - 1} once, {wanted}(its variables: {', '.join(model.variables)})")
         return Planned(OrderPlan(tuple(model.variables[i] for i in order)), fallback)
 
     @abstractmethod

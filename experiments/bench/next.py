@@ -19,8 +19,15 @@ import random
 import statistics
 import time
 
-# What the benchmark runs is imported inside its functions, not here: python -m experiments imports every
-# benchmark module to build the parser of bench, and a benchmark pays only for the imports of its own work.
+from algorithms.next.chain import exact_dp, paper_dp
+from algorithms.next.costs import source_chars
+from algorithms.next.placement import Placer
+from algorithms.next.rewrite import rewrite
+from cep.errors import ConfigError
+from cep.next_algebra import Next, NextPattern, Source, left_deep
+from cep.pattern import Window
+from experiments.exps.next_measure import measure
+from experiments.workloads.next import PAPER_RATES, make_queries, paper_statistics
 
 HELP = "NEXT: the next-rewriting DP at size 10 and placing 1,000 queries on 40 nodes (prints timings)"
 
@@ -42,16 +49,6 @@ def _timed(fn) -> tuple[float, object]:
 
 
 def main(args: argparse.Namespace) -> int:
-    from algorithms.next.chain import exact_dp, paper_dp
-    from algorithms.next.costs import source_chars
-    from algorithms.next.placement import Placer
-    from algorithms.next.rewrite import rewrite
-    from cep.errors import ConfigError
-    from cep.next_algebra import Next, NextPattern, Source, left_deep
-    from cep.pattern import Window
-    from experiments.exps.next_measure import measure
-    from experiments.workloads.next import PAPER_RATES, make_queries, paper_statistics
-
     if args.size < 2 or args.repeats < 1 or args.queries < 1 or args.nodes < 1:
         raise ConfigError("--size must be >= 2 and --repeats, --queries, --nodes >= 1")
     rng = random.Random(args.seed)

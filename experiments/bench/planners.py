@@ -29,10 +29,14 @@ import statistics as pystats
 
 import numpy as np
 
+from algorithms.costs import plan_log_cost
+from algorithms.planning import plan_pattern
+from algorithms.registry import get_planner, planner_kind, planner_names
+from cep.dnf import to_dnf
 from cep.errors import ConfigError
-
-# What the benchmark runs is imported inside its functions, not here: python -m experiments imports every
-# benchmark module to build the parser of bench, and a benchmark pays only for the imports of its own work.
+from cep.parser import parse_pattern
+from cep.plans import TreePlan, left_deep_tree
+from cep.statistics import Statistics
 
 HELP = "plan generation: median plan time and EFREQ-normalized cost per planner and size (JQPG Fig. 7)"
 
@@ -109,21 +113,12 @@ def _log_uniform(rng: np.random.Generator, lo: float, hi: float) -> float:
 def random_statistics(pattern, rng: np.random.Generator, window_seconds: float = WINDOW_SECONDS,
                       per_window: tuple[float, float] = PER_WINDOW_RANGE, selectivities: tuple[float, float] = SELECTIVITY_RANGE):
     """Rates (events per window / window) and selectivities, each drawn log-uniformly from its range."""
-    from cep.statistics import Statistics
-
     rates = {t: _log_uniform(rng, *per_window) / window_seconds for t in pattern.event_types}
     sels = {c.key: min(1.0, _log_uniform(rng, *selectivities)) for c in pattern.conditions}
     return Statistics(rates, sels, source="bench planners (random)")
 
 
 def main(args: argparse.Namespace) -> int:
-    from algorithms.costs import plan_log_cost
-    from algorithms.planning import plan_pattern
-    from algorithms.registry import get_planner, planner_kind, planner_names
-    from cep.dnf import to_dnf
-    from cep.parser import parse_pattern
-    from cep.plans import TreePlan, left_deep_tree
-
     sizes = parse_sizes(args.sizes)
     names = planner_names() if args.planners == "all" else [n.strip() for n in args.planners.split(",") if n.strip()]
     for n in names:

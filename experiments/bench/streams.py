@@ -18,6 +18,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
+import sys
+
+from cep.errors import ConfigError
+from experiments.bench.baseline import REPO, run_at_revision
+from experiments.data.datasets import experiment_datasets, resolve_path
+from experiments.exps import kind_module
+from experiments.running.compose import compose_config
 
 HELP = "build an experiment's streams as columns: seconds, bytes per event, peak memory (and an earlier commit's)"
 
@@ -73,12 +81,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _fresh(payload: dict, rev: str | None) -> dict:
     """Run :data:`SNIPPET` in a fresh process: this tree's code, or ``rev``'s."""
-    import subprocess
-    import sys
-
-    from cep.errors import ConfigError
-    from experiments.bench.baseline import REPO, run_at_revision
-
     if rev is not None:
         return run_at_revision(SNIPPET, payload, rev=rev)
     proc = subprocess.run([sys.executable, "-c", SNIPPET], input=json.dumps(payload), capture_output=True, text=True, cwd=REPO)
@@ -88,11 +90,6 @@ def _fresh(payload: dict, rev: str | None) -> dict:
 
 
 def main(args: argparse.Namespace) -> int:
-    from cep.errors import ConfigError
-    from experiments.data.datasets import experiment_datasets, resolve_path
-    from experiments.exps import kind_module
-    from experiments.running.compose import compose_config
-
     overrides = [f"+exp={args.exp}", f"scale={args.scale}", "runner=serial"] + ([f"dataset={args.dataset}"] if args.dataset else [])
     overrides += list(args.overrides)
     cfg = compose_config(overrides)

@@ -22,8 +22,13 @@ import csv
 import io
 import json
 
-# What the command runs is imported inside its functions, not here: python -m experiments imports every command
-# module to build its parser, and a command pays only for the imports of the work it does.
+from cep.errors import PatternError
+from cep.io_utils import atomic_open, exact_integers
+from cep.parser import parse_pattern_file
+from cep.trends import TrendQuery
+from experiments.commands.inputs import resolve_data
+from experiments.data.readers import read_events
+from experiments.exps.hamlet_engines import engine, measure
 
 HELP = "run trend aggregation queries (HAMLET) over an events file; one row per query, window and group"
 
@@ -58,21 +63,19 @@ def table(queries, rows) -> tuple[list[str], list[list]]:
 
 
 def main(args: argparse.Namespace) -> int:
-    from cep.errors import PatternError
-    from cep.io_utils import exact_integers
-    from cep.parser import parse_pattern_file
-    from cep.trends import TrendQuery
-    from experiments.commands.inputs import resolve_data
-    from experiments.data.readers import read_events
-    from experiments.exps.hamlet_engines import engine, measure
-
     engine(args.engine)  # an unknown name fails before any work
     queries = parse_pattern_file(args.queries)
     for i, q in enumerate(queries):
         if not isinstance(q, TrendQuery):
             raise PatternError(f"{args.queries}: pattern {i + 1} is not a trend aggregation query (RETURN ... PATTERN ... WITHIN ...)")
     path, fmt = resolve_data(args.data)
-    stream = read_events(path, format=fmt).to_stream()  # the trend engines take event objects
+    columns = read_events(path, format=fmt)
+    for i, q in enumerate(queries):  # an engine reads a missing attribute as no match: an empty table, not an error
+        for attr, where in q.attributes_used.items():
+            if attr not in columns.attributes:
+                raise PatternError(f"{args.queries}: query {i + 1} reads attribute {attr!r} ({where}), which no event of {path} "
+                                   f"carries; they have: {', '.join(columns.attributes) or 'no attributes'}")
+    stream = columns.to_stream()  # the trend engines take event objects
     options = {"max_trends": args.max_trends} if args.max_trends is not None and args.engine == "two-step" else {}
     res, metrics = measure(args.engine, queries, stream, memory=not args.no_memory, **options)
     header, rows = table(queries, res.rows())
@@ -83,8 +86,6 @@ def main(args: argparse.Namespace) -> int:
 
 def _write(args: argparse.Namespace, queries, path, header: list[str], rows: list[list], metrics: dict) -> None:
     """The rows to ``--out`` (CSV, atomically) and/or stdout (CSV, or one JSON object with ``--json``)."""
-    from cep.io_utils import atomic_open
-
     if args.out:
         with atomic_open(args.out) as f:
             w = csv.writer(f)

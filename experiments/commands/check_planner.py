@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import argparse
 
-# What the command runs is imported inside its functions, not here: python -m experiments imports every command
-# module to build its parser, and a command pays only for the imports of the work it does.
+from cep.errors import ConfigError
+from experiments.tools.conformance import check_planner
 
 HELP = "run a planner or multi-pattern optimizer (built-in, entry point or module:Class) through the conformance suite"
 
@@ -21,9 +21,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from cep.errors import ConfigError
-    from experiments.tools.conformance import check_planner
-
     if args.streams < 1 or args.events < 1 or not args.time_limit > 0:
         raise ConfigError("--streams and --events must be at least 1 and --time-limit positive")
     report = check_planner(args.name, streams=args.streams, events=args.events, seed=args.seed, time_limit=args.time_limit)

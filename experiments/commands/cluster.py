@@ -16,12 +16,14 @@ exit status 0 when everything holds, 1 otherwise.
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
+import sys
 
 from cep.errors import ConfigError
-
-# What the command runs is imported inside its functions, not here: python -m experiments imports every command
-# module to build its parser, and a command pays only for the imports of the work it does.
+from experiments.data.datasets import resolve_path
+from experiments.tools.cluster import LocalCluster
+from experiments.tools.failover import format_summary, run_failover
 
 HELP = "start, inspect or stop a Spark standalone cluster on 127.0.0.1 (master + workers)"
 DEFAULT_STATE = "runs/cluster.json"
@@ -43,9 +45,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from experiments.data.datasets import resolve_path
-    from experiments.tools.cluster import LocalCluster
-
     if args.action == "failover":
         return _failover(args)
     if args.overrides:
@@ -77,11 +76,6 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _failover(args: argparse.Namespace) -> int:
-    import sys
-
-    from experiments.data.datasets import resolve_path
-    from experiments.tools.failover import format_summary, run_failover
-
     if not args.overrides:
         raise ConfigError("cluster failover needs the run's overrides: +exp=<name> [scale=standard ...]")
     run = run_failover(list(args.overrides), resolve_path(args.out), local=resolve_path(args.local) if args.local else None,
@@ -93,6 +87,4 @@ def _failover(args: argparse.Namespace) -> int:
 
 
 def _now() -> str:
-    import datetime
-
     return datetime.datetime.now(datetime.UTC).strftime("%H:%M:%S")

@@ -20,8 +20,16 @@ import argparse
 import re
 import sys
 
-# What the command runs is imported inside its functions, not here: python -m experiments imports every command
-# module to build its parser, and a command pays only for the imports of the work it does.
+import pandas as pd
+from omegaconf import open_dict
+
+from algorithms.multi.registry import multi_planner_names
+from algorithms.registry import is_builtin
+from cep.errors import ConfigError
+from experiments.exps import kind_module, run_experiment
+from experiments.running.compose import compose_config
+from experiments.running.folders import results_root
+from experiments.running.store import ResultStore, cell_id
 
 HELP = "run a method against others on an experiment's cells and print the paired effects with 95% CIs and verdicts"
 KINDS = ("jqpg", "mcep", "motto")
@@ -38,13 +46,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _configs(args) -> list:
-    from omegaconf import open_dict
-
-    from algorithms.multi.registry import multi_planner_names
-    from algorithms.registry import is_builtin
-    from cep.errors import ConfigError
-    from experiments.running.compose import compose_config
-
     against = [a for a in args.against.split(",") if a]
     if not against or args.name in against:
         raise ConfigError("--against names the methods to compare with, not the method itself")
@@ -85,10 +86,9 @@ def _configs(args) -> list:
 
 
 def main(args: argparse.Namespace) -> int:
-    from experiments.exps import kind_module, run_experiment
+    # lazy: the effects' figure code imports scipy (about 500 modules, seconds), and every python -m experiments
+    # call imports this module to build its parser
     from experiments.reporting.compare import paired_effects, write_section
-    from experiments.running.folders import results_root
-    from experiments.running.store import ResultStore, cell_id
 
     configs = _configs(args)  # every mistake before any work
     against = [a for a in args.against.split(",") if a]
@@ -107,8 +107,6 @@ def main(args: argparse.Namespace) -> int:
         if capped:
             notes.append(f"{exp}: {capped} cells stopped at a cap (no throughput; left out of the throughput ratios)")
         frames.append(rows)
-    import pandas as pd
-
     effects = paired_effects(pd.concat(frames, ignore_index=True), args.name, against)
     for e in effects:
         print(e.line(args.name))

@@ -24,12 +24,17 @@ import argparse
 import json
 from pathlib import Path
 
-from algorithms.registry import planner_names
-from cep.errors import PatternError
-from experiments.commands.inputs import events_loader, resolve_data
-
-# What the command runs is imported inside its functions, not here: python -m experiments imports every command
-# module to build its parser, and a command pays only for the imports of the work it does.
+from algorithms.planning import plan_pattern
+from algorithms.registry import planner_kind, planner_names
+from cep.errors import ConfigError, PatternError
+from cep.io_utils import atomic_open
+from cep.next_algebra import NextPattern
+from cep.pattern import format_pattern
+from cep.statistics import Statistics
+from evaluators import DEFAULT_MAX_PARTIAL_MATCHES, evaluate, evaluator_names
+from experiments.commands.inputs import events_loader, load_patterns, resolve_data, warn_missing_selectivities
+from experiments.commands.workload import detect_main
+from experiments.data.statistics import estimate_statistics
 
 HELP = "detect a pattern in an events file with a planner's plan; print matches and metrics"
 
@@ -57,18 +62,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from algorithms.planning import plan_pattern
-    from algorithms.registry import planner_kind
-    from cep.errors import ConfigError
-    from cep.io_utils import atomic_open
-    from cep.pattern import format_pattern
-    from cep.statistics import Statistics
-    from evaluators import DEFAULT_MAX_PARTIAL_MATCHES, evaluate, evaluator_names
-    from experiments.commands.inputs import load_patterns
-
     if getattr(args, "patterns", None):
-        from experiments.commands.workload import detect_main
-
         return detect_main(args)
     if args.evaluator not in ("auto", *evaluator_names()):
         raise ConfigError(f"unknown evaluator {args.evaluator!r}; known: auto, {', '.join(evaluator_names())}")
@@ -76,8 +70,6 @@ def main(args: argparse.Namespace) -> int:
     if len(patterns) != 1:
         raise PatternError(f"detect runs exactly one pattern; the input holds {len(patterns)}")
     pattern = patterns[0]
-    from cep.next_algebra import NextPattern
-
     if isinstance(pattern, NextPattern):
         raise PatternError("detect runs SEQ/AND/OR patterns; a NEXT pattern runs on the NEXT operator engine "
                            "(python -m experiments place, or evaluators.next.engine.run_queries)")
@@ -85,14 +77,10 @@ def main(args: argparse.Namespace) -> int:
     path, fmt = resolve_data(args.data)
     load = events_loader(path, fmt)
     if args.stats:
-        from experiments.commands.inputs import warn_missing_selectivities
-
         stats = Statistics.load(args.stats)
         stats.require_types(pattern.event_types)
         warn_missing_selectivities(pattern, stats)
     else:
-        from experiments.data.statistics import estimate_statistics
-
         stats = estimate_statistics(load().to_stream(), [pattern], seed=args.seed)
     planned = plan_pattern(pattern, args.planner, stats, alpha=args.alpha, seed=args.seed)
     evaluator = args.evaluator if args.evaluator != "auto" else ("tree" if kind == "tree" else "nfa")

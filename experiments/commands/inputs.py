@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from cep.errors import ConfigError, PatternError
 from cep.parser import parse_pattern_file, parse_patterns
-
-# What the command runs is imported inside its functions, not here: python -m experiments imports every command
-# module to build its parser, and a command pays only for the imports of the work it does.
+from cep.statistics import Statistics
+from cep.trends import TrendQuery
+from experiments.data.datasets import dataset_config, dataset_names, dataset_path, load_dataset
+from experiments.data.readers import read_events, sniff_format
+from experiments.data.statistics import estimate_statistics
 
 
 def load_patterns(args: argparse.Namespace, *, trends: bool = False):
@@ -30,8 +33,6 @@ def load_patterns(args: argparse.Namespace, *, trends: bool = False):
 
 
 def reject_trend_queries(patterns) -> None:
-    from cep.trends import TrendQuery
-
     for p in patterns:
         if isinstance(p, TrendQuery):
             raise PatternError(f"{p.name + ': ' if p.name else ''}a trend aggregation query (RETURN ...) runs with "
@@ -40,16 +41,11 @@ def reject_trend_queries(patterns) -> None:
 
 def events_loader(path: Path, fmt: str):
     """A zero-argument callable that decodes the events file (called inside the timed span)."""
-    from experiments.data.readers import read_events
-
     return lambda: read_events(path, format=fmt)
 
 
 def resolve_data(spec: str) -> tuple[Path, str]:
     """The events file of a dataset name or path, and its format."""
-    from experiments.data.datasets import dataset_config, dataset_names, dataset_path
-    from experiments.data.readers import sniff_format
-
     path = dataset_path(spec)
     fmt = (dataset_config(spec).get("format") or "auto") if spec in dataset_names() else "auto"
     return path, (sniff_format(path) if fmt == "auto" else fmt)
@@ -69,20 +65,13 @@ def parse_params(items: list[str]) -> dict:
 
 
 def load_statistics(args, patterns):
-    from cep.statistics import Statistics
-
     if args.stats:
         return Statistics.load(args.stats)
-    from experiments.data.datasets import load_dataset
-    from experiments.data.statistics import estimate_statistics
-
     return estimate_statistics(load_dataset(args.dataset), patterns, seed=args.seed)
 
 
 def warn_missing_selectivities(pattern, stats) -> list[str]:
     """Name on stderr every condition key of ``pattern`` that ``stats`` has no selectivity for."""
-    import sys
-
     missing = {}
     for c in pattern.conditions:
         if c.key not in stats.selectivities:

@@ -10,11 +10,11 @@ import json
 
 from cep.dnf import to_dnf
 from cep.errors import PatternError
+from cep.next_algebra import NextPattern, operator_count
+from cep.next_mapping import to_pattern
 from cep.pattern import format_pattern
+from cep.trends import TrendQuery
 from experiments.commands.inputs import load_patterns
-
-# What the command runs is imported inside its functions, not here: python -m experiments imports every command
-# module to build its parser, and a command pays only for the imports of the work it does.
 
 HELP = "parse pattern text and print it normalized, with its DNF"
 
@@ -28,9 +28,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from cep.next_algebra import NextPattern
-    from cep.trends import TrendQuery
-
     for p in load_patterns(args, trends=True):
         if isinstance(p, NextPattern):
             _print_next(p, args.json)
@@ -62,9 +59,6 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _print_next(p, as_json: bool) -> None:
-    from cep.next_algebra import operator_count
-    from cep.next_mapping import to_pattern
-
     try:
         ours, note = format_pattern(to_pattern(p)[0]), None
     except PatternError as e:

@@ -21,10 +21,18 @@ from __future__ import annotations
 import argparse
 import json
 
+from algorithms.next.capacity import simulate
+from algorithms.next.placement import DECIDE, STRATEGIES
+from algorithms.next.rewrite import rewrite
 from cep.errors import ConfigError, PatternError
-
-# What the command runs is imported inside its functions, not here: python -m experiments imports every command
-# module to build its parser, and a command pays only for the imports of the work it does.
+from cep.next_mapping import as_next_pattern
+from cep.parser import parse_pattern_file
+from cep.statistics import Statistics
+from experiments.exps.next import SETTINGS
+from experiments.exps.next_measure import measure
+from experiments.running.compose import compose_config
+from experiments.running.settings import resolve
+from experiments.workloads.next import paper_statistics
 
 HELP = "place NEXT queries on simulated nodes (operator costs measured on the NEXT engine); print the placement"
 
@@ -35,16 +43,10 @@ DEFAULTS = "NEXT Figure 11's at scale=quick"
 
 def _defaults() -> dict:
     """NEXT Figure 11's settings at scale=quick (the node capacity, the patience, the seconds measured)."""
-    from experiments.exps.next import SETTINGS
-    from experiments.running.compose import compose_config
-    from experiments.running.settings import resolve
-
     return resolve(compose_config(["+exp=next_fig11", "scale=quick"]), SETTINGS["fig11"])
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from algorithms.next.placement import DECIDE, STRATEGIES
-
     p.add_argument("queries_file", metavar="QUERIES_FILE",
                    help="a file of NEXT patterns (or of ours that have an exact NEXT counterpart)")
     p.add_argument("--nodes", type=int, required=True, help="number of simulated operator nodes")
@@ -63,14 +65,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from algorithms.next.capacity import simulate
-    from algorithms.next.rewrite import rewrite
-    from cep.next_mapping import as_next_pattern
-    from cep.parser import parse_pattern_file
-    from cep.statistics import Statistics
-    from experiments.exps.next_measure import measure
-    from experiments.workloads.next import paper_statistics
-
     if None in (args.capacity, args.duration, args.patience):
         d = _defaults()
         args.capacity = float(d["capacity"]) if args.capacity is None else args.capacity

@@ -22,16 +22,21 @@ from __future__ import annotations
 import argparse
 import json
 
-from algorithms.registry import planner_names
+from algorithms.planning import plan_pattern
+from algorithms.registry import REWRITERS, get_planner, get_rewriter, planner_names
 from cep.errors import PlanError
+from cep.next_algebra import NextPattern
+from cep.next_mapping import as_next_pattern
+from cep.pattern import format_pattern
+from cep.statistics import Statistics
 from experiments.commands.inputs import (
+    load_patterns,
     load_statistics,
     parse_params,
     warn_missing_selectivities,
 )
-
-# What the command runs is imported inside its functions, not here: python -m experiments imports every command
-# module to build its parser, and a command pays only for the imports of the work it does.
+from experiments.commands.workload import plan_main
+from experiments.data.datasets import load_dataset
 
 HELP = "plan a pattern with a JQPG planner (or all of them) and print the plan and its cost"
 
@@ -58,8 +63,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _params_for(name: str, params: dict, single: bool) -> dict:
-    from algorithms.registry import get_planner
-
     if single:
         return params
     accepted = set(get_planner(name).get_params())
@@ -68,15 +71,7 @@ def _params_for(name: str, params: dict, single: bool) -> dict:
 
 
 def main(args: argparse.Namespace) -> int:
-    from algorithms.planning import plan_pattern
-    from algorithms.registry import REWRITERS, get_planner, planner_names
-    from cep.next_algebra import NextPattern
-    from cep.pattern import format_pattern
-    from experiments.commands.inputs import load_patterns
-
     if getattr(args, "patterns", None):
-        from experiments.commands.workload import plan_main
-
         return plan_main(args)
     if args.planner in REWRITERS:
         return rewrite_main(args)
@@ -128,10 +123,6 @@ def rewrite_main(args: argparse.Namespace) -> int:
     """``--planner NEXT``: rewrite each pattern -- written in NEXT's infix form, or in ours where it has
     an exact NEXT counterpart (:func:`cep.next_mapping.to_next`) -- and print it before and after with
     its CPU cost."""
-    from algorithms.registry import get_rewriter
-    from cep.next_mapping import as_next_pattern
-    from experiments.commands.inputs import load_patterns
-
     rewriter = get_rewriter(args.planner, seed=args.seed, **parse_params(args.param))
     written = load_patterns(args)
     patterns = [as_next_pattern(p) for p in written]
@@ -154,9 +145,6 @@ def rewrite_main(args: argparse.Namespace) -> int:
 
 def load_rates(args, patterns):
     """Statistics for NEXT patterns: the ``--stats`` file, or each type's rate over the dataset's span."""
-    from cep.statistics import Statistics
-    from experiments.data.datasets import load_dataset
-
     if args.stats:
         return Statistics.load(args.stats)
     stream = load_dataset(args.dataset)

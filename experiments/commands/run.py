@@ -70,6 +70,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _add_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--multirun", "-m", action="store_true", help="sweep over comma-separated override values")
+    p.add_argument("--replace", action="store_true", help="empty the experiment's results folder first if it holds the "
+                   "cells of another configuration (reference=true refuses to mix configurations without it)")
     p.add_argument("--estimate", action="store_true", help="do not run: build the cells, time a random sample of them and "
                    "print the run's CPU time and whether it fits this machine in a day")
     p.add_argument("--estimate-sample", type=int, default=5, metavar="N", help="--estimate: cells timed (default 5)")
@@ -97,6 +99,7 @@ def main(args: argparse.Namespace) -> int:
     flags = [f"--{k.replace('_', '-')}={v}" for k, v in vars(args).items()
              if k.startswith("estimate_") and v != flags_parser().get_default(k)]
     return run_overrides(list(args.overrides) + (["--multirun"] if args.multirun else []) + (["--estimate"] if args.estimate else [])
+                         + (["--replace"] if args.replace else [])
                          + (["--json"] if args.json else []) + flags)
 
 
@@ -109,6 +112,8 @@ def parse_overrides(argv: list[str]) -> tuple[list, argparse.Namespace]:
     flags, rest = flags_parser().parse_known_intermixed_args(argv)
     if rest:
         raise ConfigError(f"unknown option {rest[0]!r}; run takes Hydra overrides (key=value), --multirun and --estimate")
+    if flags.replace and flags.multirun:
+        raise ConfigError("--replace with --multirun would replace each run's cells with the next run's: run the sweep into an empty folder")
     if flags.estimate_sample < 1 or flags.estimate_timeout <= 0 or flags.estimate_budget < 0:
         raise ConfigError("--estimate-sample must be at least 1, --estimate-timeout positive and --estimate-budget at least 0")
     parser = OverridesParser.create()
@@ -154,7 +159,7 @@ def run_overrides(argv: list[str]) -> int:
         if len(configs) > 1:
             print(f"run {i + 1} of {len(configs)}: {' '.join(runs[i])}", file=sys.stderr)
         root = results_root(cfg)  # checked once, before the run: a file edited meanwhile does not stop its report
-        if run_experiment(cfg):
+        if run_experiment(cfg, replace=flags.replace):
             code = EXIT_FAILED_CELLS
         _report(root, cfg.exp.name)
     return code

@@ -5,9 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
-# What the command runs is imported inside its functions, not here: python -m experiments imports every command
-# module to build its parser, and a command pays only for the imports of the work it does.
+from cep.errors import ConfigError
+from cep.io_utils import atomic_write_text
+from cep.parser import parse_pattern_file, parse_patterns
+from experiments.commands.inputs import reject_trend_queries
+from experiments.data.datasets import load_dataset
+from experiments.data.readers import ReadReport
+from experiments.data.spark_statistics import compute_statistics_spark
+from experiments.data.statistics import DEFAULT_MAX_PAIRS, estimate_statistics, format_statistics
 
 HELP = "compute arrival rates (and a pattern's selectivities) of a dataset as a Spark job"
 
@@ -28,16 +35,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from cep.parser import parse_pattern_file, parse_patterns
-    from experiments.data.datasets import load_dataset
-    from experiments.data.readers import ReadReport
-    from experiments.data.statistics import DEFAULT_MAX_PAIRS, estimate_statistics
-
+    if args.max_pairs is not None and args.max_pairs < 1:
+        raise ConfigError(f"--max-pairs {args.max_pairs}: the number of events or pairs sampled per selectivity is at least 1")
+    if args.top < 0:
+        raise ConfigError(f"--top {args.top}: the number of event types listed is at least 0 (0: all)")
     patterns = [p for text in args.pattern for p in parse_patterns(text)]
     if args.pattern_file:
         patterns += parse_pattern_file(args.pattern_file)
-    from experiments.commands.inputs import reject_trend_queries
-
     reject_trend_queries(patterns)
     report = ReadReport(str(args.dataset))
     stream = load_dataset(args.dataset, types=args.types, skip_bad_rows=args.skip_bad_rows, report=report)
@@ -45,8 +49,6 @@ def main(args: argparse.Namespace) -> int:
         print(f"warning: {report.summary()}", file=sys.stderr)
     max_pairs = args.max_pairs or DEFAULT_MAX_PAIRS
     if args.engine == "spark":
-        from experiments.data.spark_statistics import compute_statistics_spark
-
         stats = compute_statistics_spark(stream, patterns, master=args.master, max_pairs=max_pairs, seed=args.seed, progress=sys.stderr.isatty())
     else:
         stats = estimate_statistics(stream, patterns, max_pairs=max_pairs, seed=args.seed)
@@ -63,16 +65,10 @@ def main(args: argparse.Namespace) -> int:
     }
     doc = {**stats.to_dict(), "meta": meta}
     if args.out:
-        from pathlib import Path
-
-        from cep.io_utils import atomic_write_text
-
         atomic_write_text(Path(args.out), json.dumps(doc, indent=2, sort_keys=True) + "\n")
     if args.json:
         print(json.dumps(doc, indent=2, sort_keys=True))
         return 0
-    from experiments.data.statistics import format_statistics
-
     print(format_statistics(stats, meta, top=args.top))
     return 0
 

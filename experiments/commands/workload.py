@@ -23,17 +23,22 @@ from __future__ import annotations
 import json
 import sys
 import time
+from pathlib import Path
 
+from algorithms.multi.registry import method_kind, plan_workload
 from cep.errors import ConfigError, PlanError
-
-# What the command runs is imported inside its functions, not here: python -m experiments imports every command
-# module to build its parser, and a command pays only for the imports of the work it does.
+from cep.io_utils import atomic_open
+from cep.next_algebra import NextPattern
+from cep.parser import parse_pattern_file
+from cep.pattern import format_pattern
+from cep.statistics import Statistics
+from evaluators.multi import evaluate_workload
+from experiments.commands.inputs import events_loader, resolve_data
+from experiments.data.datasets import load_dataset
+from experiments.data.statistics import estimate_workload_statistics
 
 
 def _patterns(path: str):
-    from cep.next_algebra import NextPattern
-    from cep.parser import parse_pattern_file
-
     pats = parse_pattern_file(path)
     if not pats:
         raise ConfigError(f"{path} holds no pattern")
@@ -56,8 +61,6 @@ def _planner_name(args) -> str:
 def _check_planner(name: str) -> None:
     """A one-line PlanError unless ``name`` is a multi-pattern optimizer or single-pattern planner (built-in,
     an entry point or ``module:Class``)."""
-    from algorithms.multi.registry import method_kind
-
     method_kind(name)
 
 
@@ -70,8 +73,6 @@ def _time_limit(args) -> float:
 
 
 def _print_plan(r, pats, out=None) -> None:
-    from cep.pattern import format_pattern
-
     out = out or sys.stdout
     d = r.to_json()
     kind = "MPM (tree)" if d["kind"] == "tree" else "MPT (order)"
@@ -102,21 +103,14 @@ def _print_plan(r, pats, out=None) -> None:
 
 
 def plan_main(args) -> int:
-    from algorithms.multi.registry import plan_workload
-
     name = _planner_name(args)
     _check_planner(name)
     pats = _patterns(args.patterns)
     if args.stats:
-        from cep.statistics import Statistics
-
         stats = Statistics.load(args.stats)
         for p in pats:
             stats.require_types(p.event_types)
     else:
-        from experiments.data.datasets import load_dataset
-        from experiments.data.statistics import estimate_workload_statistics
-
         stats = estimate_workload_statistics(load_dataset(args.dataset), pats, seed=args.seed)
     r = plan_workload(pats, name, stats, time_limit=_time_limit(args), seed=args.seed, alpha=args.alpha)
     if args.json:
@@ -127,10 +121,6 @@ def plan_main(args) -> int:
 
 
 def detect_main(args) -> int:
-    from algorithms.multi.registry import plan_workload
-    from evaluators.multi import evaluate_workload
-    from experiments.commands.inputs import events_loader, resolve_data
-
     name = _planner_name(args)
     _check_planner(name)
     pats = _patterns(args.patterns)
@@ -140,23 +130,15 @@ def detect_main(args) -> int:
     stream = load().to_stream()
     decode_s = time.perf_counter() - t0
     if args.stats:
-        from cep.statistics import Statistics
-
         stats = Statistics.load(args.stats)
         for p in pats:
             stats.require_types(p.event_types)
     else:
-        from experiments.data.statistics import estimate_workload_statistics
-
         stats = estimate_workload_statistics(stream, pats, seed=args.seed)
     r = plan_workload(pats, name, stats, time_limit=_time_limit(args), seed=args.seed, alpha=args.alpha)
     cap = 1_000_000 if args.max_partial_matches is None else args.max_partial_matches
     res = evaluate_workload(pats, r.plan, stream, collect_matches=bool(args.out), max_partial_matches=cap)
     if args.out:
-        from pathlib import Path
-
-        from cep.io_utils import atomic_open
-
         with atomic_open(Path(args.out)) as f:
             for i, ms in enumerate(res.matches_by_pattern):
                 for m in ms:

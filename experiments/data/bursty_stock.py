@@ -37,6 +37,8 @@ from functools import lru_cache
 import numpy as np
 
 from cep.columnar import EventColumns
+from cep.errors import ConfigError
+from experiments.data.datasets import load_dataset
 from experiments.data.timestamps import python_round
 from experiments.data.trend_pools import BURSTY_STOCK, ENDS, STARTS, kleene_runs
 
@@ -50,8 +52,6 @@ BURST_MEAN, POOL_SHARE, KLEENE_SHARE = 120.0, 0.5, 0.6
 @lru_cache(maxsize=1)
 def _bars() -> tuple[list[str], EventColumns, dict[str, np.ndarray]]:
     """The tickers (most bars first, then by name), the bars, and each ticker's bars (positions) in time order."""
-    from experiments.data.datasets import load_dataset
-
     bars = load_dataset("nasdaq")
     rows = bars.positions_by_type()
     return sorted(rows, key=lambda t: (-len(rows[t]), t)), bars, rows
@@ -73,8 +73,13 @@ def bursty_stock_stream(events_per_minute: int, minutes: float, seed: int, *, bu
                         pool_share: float = POOL_SHARE, kleene_share: float = KLEENE_SHARE) -> tuple[EventColumns, list[str]]:
     """``events_per_minute * minutes`` events (columns) and the pool (Kleene type first), seeded."""
     if not (0 < pool_share <= 1 and 0 < kleene_share < 1 and burst_mean >= 1):
-        raise ValueError(f"bursty stock stream: need 0 < pool_share <= 1, 0 < kleene_share < 1, burst_mean >= 1 "
-                         f"(got {pool_share}, {kleene_share}, {burst_mean})")
+        raise ConfigError(f"bursty stock stream: need 0 < pool_share <= 1, 0 < kleene_share < 1, burst_mean >= 1 "
+                          f"(got {pool_share}, {kleene_share}, {burst_mean})")
+    if burst_mean * (1 - kleene_share) / kleene_share < 1:
+        # runs of at least one event alternate: bursts of mean b hold a share b / (b + 1) at most
+        raise ConfigError(f"bursty stock stream: bursts of mean {burst_mean:g} events cannot make a Kleene share of "
+                          f"{kleene_share:g} (the runs between them would need a mean below one event); need burst_mean "
+                          f">= {kleene_share / (1 - kleene_share):g}")
     tickers, bars, rows = _bars()
     rng = np.random.default_rng(seed)
     n = int(events_per_minute * minutes)

@@ -31,11 +31,12 @@ from pathlib import Path
 from typing import Iterable
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from cep.columnar import EventColumns, diff_by_type, exact_array, nasdaq_columns, nasdaq_rows, read_nasdaq_text_columns
+from cep.columnar import EventColumns, diff_by_type, events_file, exact_array, nasdaq_columns, nasdaq_rows, read_nasdaq_text_columns
 from cep.errors import StreamError
 
 NASDAQ_FIELDS = ("ticker", "timestamp", "open", "high", "low", "close", "volume")
@@ -77,7 +78,7 @@ def read_nasdaq_text(
     report: ReadReport | None = None,
 ) -> EventColumns:
     """Read the eoddata-style minute format (``TICKER,YYYYMMDDhhmm,open,high,low,close,volume``)."""
-    p = Path(path)
+    p = events_file(path)
     report = report if report is not None else ReadReport(str(p))
     if not skip_bad_rows and types is None:
         cols = read_nasdaq_text_columns(p)
@@ -110,7 +111,6 @@ def _ts_seconds(col: pa.ChunkedArray | pa.Array, source: str, name: str) -> np.n
     if pa.types.is_integer(t) or pa.types.is_floating(t):
         return np.asarray(col.to_numpy(zero_copy_only=False), dtype=np.float64)
     if pa.types.is_string(t) or pa.types.is_large_string(t):
-        import pandas as pd
 
         s = pd.Series(col.to_pylist())
         parsed = pd.to_datetime(s, errors="coerce", utc=True)
@@ -155,7 +155,6 @@ def _table_columns(types: np.ndarray, ts: np.ndarray, columns: dict[str, np.ndar
     """The events' columns, types coded in order of first appearance; ``diffs`` maps a derived
     attribute to the base attribute it differences per type (0 for a type's first event), ``aliases``
     an attribute to the one whose values it shares."""
-    import pandas as pd
 
     codes, names = pd.factorize(types, sort=False)
     cols = dict(columns)
@@ -176,7 +175,6 @@ def _read_filtered(path: Path, columns: list[str], filters) -> pa.Table:
 
 
 def _time_filters(ts_col: str, start: float | None, end: float | None, tz: str | None):
-    import pandas as pd
 
     f = []
     if start is not None:
@@ -199,7 +197,7 @@ def read_nasdaq_parquet(
     report: ReadReport | None = None,
 ) -> EventColumns:
     """Read the NASDAQ 5-minute Parquet; ``types`` selects tickers, ``start``/``end`` a time range (s)."""
-    p = Path(path)
+    p = events_file(path)
     report = report if report is not None else ReadReport(str(p))
     filters = _time_filters("ts", start, end, "UTC")
     if types is not None:
@@ -209,9 +207,17 @@ def read_nasdaq_parquet(
     ts = _ts_seconds(table.column("ts"), str(p), "ts")
     keep = _check_order(ts, str(p), "ts", skip_bad_rows, report)
     tickers = pc.cast(table.column("ticker"), pa.string()).to_numpy(zero_copy_only=False)[keep]
-    cols = {c: table.column(c).to_numpy(zero_copy_only=False)[keep].astype(np.float64) for c in STOCK_ATTRIBUTES[:-1]}
+    cols = {c: _numbers(table, c, keep, str(p)) for c in STOCK_ATTRIBUTES[:-1]}
     _check_finite(cols, keep, str(p), skip_bad_rows, report)
     return _table_columns(tickers, ts[keep], cols, {"diff": "close"}, str(p))
+
+
+def _numbers(table: pa.Table, name: str, keep: np.ndarray, source: str) -> np.ndarray:
+    """Column ``name`` of the rows ``keep`` as float64; a column that does not hold numbers is a one-line StreamError."""
+    col = table.column(name)
+    if not (pa.types.is_integer(col.type) or pa.types.is_floating(col.type) or pa.types.is_null(col.type)):
+        raise StreamError(f"{source}: field {name}: type {col.type} is not a number")
+    return np.asarray(col.to_numpy(zero_copy_only=False), dtype=np.float64)[keep]
 
 
 def _check_finite(cols: dict[str, np.ndarray], keep: np.ndarray, source: str, skip: bool, report: ReadReport) -> None:
@@ -238,7 +244,7 @@ def read_traffic_parquet(
     report: ReadReport | None = None,
 ) -> EventColumns:
     """Read the Aarhus traffic Parquet; ``types`` selects report ids (as strings)."""
-    p = Path(path)
+    p = events_file(path)
     report = report if report is not None else ReadReport(str(p))
     filters = _time_filters("ts", start, end, None)
     if types is not None:
@@ -252,7 +258,7 @@ def read_traffic_parquet(
     ts = _ts_seconds(table.column("ts"), str(p), "ts")
     keep = _check_order(ts, str(p), "ts", skip_bad_rows, report)
     ids = table.column("report_id").to_numpy(zero_copy_only=False)[keep].astype(str)
-    cols = {c: table.column(c).to_numpy(zero_copy_only=False)[keep].astype(np.float64) for c in ("avg_speed", "vehicle_count")}
+    cols = {c: _numbers(table, c, keep, str(p)) for c in ("avg_speed", "vehicle_count")}
     _check_finite(cols, keep, str(p), skip_bad_rows, report)
     return _table_columns(ids, ts[keep], cols, {"avg_speed_diff": "avg_speed", "vehicle_count_diff": "vehicle_count"}, str(p),
                           aliases={"diff": "avg_speed_diff"})
@@ -272,12 +278,11 @@ def read_generic(
 ) -> EventColumns:
     """CSV (with a header row) or Parquet with a type column and a timestamp column (seconds or
     ISO-8601 text); every other column becomes an attribute (numbers where they parse)."""
-    import pandas as pd
 
-    p = Path(path)
+    p = events_file(path)
     report = report if report is not None else ReadReport(str(p))
     if p.suffix.lower() == ".parquet":
-        df = _read_filtered(p, None, None).to_pandas()
+        df = _read_filtered(p, None, None).to_pandas()  # pyarrow refuses a column named twice
         row_offset = 1
     else:
         try:
@@ -289,6 +294,7 @@ def read_generic(
         except pd.errors.EmptyDataError:
             raise StreamError(f"{p}: empty CSV file (a header row with {type_column!r} and {ts_column!r} is required)") from None
         row_offset = 2  # header is row 1
+        _check_unique(_csv_header(p), p)
     for col in (type_column, ts_column):
         if col not in df.columns:
             raise StreamError(f"{p}: no column {col!r}; columns are {', '.join(map(str, df.columns))}")
@@ -326,15 +332,30 @@ def read_generic(
             stamps.append(ts)
             for col, v in zip(values, attrs):
                 col.append(v)
-    import pandas as pd
 
     codes, names = pd.factorize(np.asarray(etypes, dtype=object), sort=False)
     return EventColumns(list(names), codes, np.asarray(stamps, dtype=np.float64),
                         columns={c: exact_array(v) for c, v in zip(attr_cols, values)}, source=str(p))
 
 
+def _csv_header(p: Path) -> list[str]:
+    """The column names of a CSV file's header row as written (pandas renames a repeated one ``x.1``)."""
+    import csv
+
+    with p.open(newline="", encoding="utf-8") as f:
+        return next(csv.reader(f), [])
+
+
+def _check_unique(names: list[str], p: Path) -> None:
+    """A one-line StreamError naming a column the header holds twice (which of them would an attribute be?)."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise StreamError(f"{p}: column {name!r} appears twice in the header; give each column its own name")
+        seen.add(name)
+
+
 def _generic_ts(v, name: str) -> float:
-    import pandas as pd
 
     if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
         if not math.isfinite(float(v)):
@@ -377,9 +398,7 @@ def _generic_value(v, name: str):
 # ---------------------------------------------------------------------------------------------
 def sniff_format(path: str | Path) -> str:
     """'nasdaq-text', 'nasdaq-parquet', 'traffic-parquet', 'csv' or 'parquet'."""
-    p = Path(path)
-    if not p.exists():
-        raise StreamError(f"{p}: no such events file")
+    p = events_file(path)
     if p.suffix.lower() == ".parquet":
         try:
             names = set(pq.read_schema(p).names)
@@ -390,8 +409,13 @@ def sniff_format(path: str | Path) -> str:
         if {"report_id", "ts", "avg_speed"} <= names:
             return "traffic-parquet"
         return "parquet"
-    with p.open(newline="") as f:
-        first = f.readline().strip()
+    with p.open("rb") as f:
+        head = f.readline(1 << 16)
+    try:
+        first = head.decode("utf-8").strip()
+    except UnicodeDecodeError as e:
+        raise StreamError(f"{p}: not a text events file: its first line is not UTF-8 ({e.reason} at byte {e.start}); "
+                          "events files are CSV, NASDAQ minute text or Parquet") from None
     parts = first.split(",")
     if len(parts) == 7 and len(parts[1].strip()) == 12 and parts[1].strip().isdigit():
         return "nasdaq-text"

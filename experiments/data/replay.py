@@ -41,6 +41,7 @@ import numpy as np
 
 from cep.columnar import EventColumns, Gather
 from cep.errors import ConfigError
+from experiments.data.statistics import live_of_gaps
 
 
 @dataclass(frozen=True)
@@ -171,8 +172,6 @@ class ReplayPlan:
         stream, from the timestamps of every type, without building the stream.  Rounding is monotone,
         so the rounded draws of all types sorted once are the built stream's timestamps; their gaps are
         summed as one array, as the live time of the built stream sums them."""
-        from experiments.data.statistics import live_of_gaps
-
         ts = np.empty(self.events, dtype=np.float64)
         at = 0
         for t in self.ranked:

@@ -17,6 +17,7 @@ import random
 import numpy as np
 
 from cep.columnar import EventColumns
+from cep.io_utils import atomic_open
 from experiments.data.timestamps import python_round
 
 TYPES = ("Request", "Accept", "Pickup", "Travel", "Dropoff", "Cancel", "Pay", "Rate", "Tip", "Surge", "Idle",
@@ -59,8 +60,6 @@ def generate_ridesharing(n_events: int, *, seed: int = 0, events_per_minute: flo
 
 def write_csv(stream: EventColumns, path) -> None:
     """The stream as a generic events CSV (``type,ts,<attributes>``) that ``aggregate --data`` reads."""
-    from cep.io_utils import atomic_open
-
     attrs = list(stream.attributes)
     cols = [stream.column(a) for a in attrs]
     with atomic_open(path) as f:

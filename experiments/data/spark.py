@@ -14,6 +14,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from cep.errors import ConfigError
 from cep.io_utils import atomic_write_text
 from experiments.data.datasets import REPO_ROOT
 
@@ -96,7 +97,10 @@ def spark_properties(conf: Mapping, prefix: str = "") -> dict[str, str]:
 
 
 def get_spark(master: str = "local[*]", app_name: str = "cep-plan-bench", conf: dict | None = None):
-    """A SparkSession bound to loopback (``local[*]`` unless ``master`` says otherwise)."""
+    """A SparkSession bound to loopback (``local[*]`` unless ``master`` says otherwise); a standalone master
+    (``spark://host:port``) that does not answer is a one-line ConfigError within seconds, not Spark's
+    minute of retries and pages of traces."""
+    require_reachable(master)
     prepare_environment()
     from pyspark.sql import SparkSession
 
@@ -116,6 +120,32 @@ def get_spark(master: str = "local[*]", app_name: str = "cep-plan-bench", conf: 
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
     return spark
+
+
+def require_reachable(master: str, timeout_s: float = 5.0) -> None:
+    """Refuse a ``spark://host:port[,host:port...]`` master none of whose addresses accepts a TCP connection
+    within ``timeout_s`` (another master URL -- ``local[...]``, ``yarn`` -- is left to Spark)."""
+    import socket
+    from urllib.parse import urlsplit
+
+    if not master.startswith("spark://"):
+        return
+    reasons = []
+    for address in master[len("spark://"):].split(","):
+        try:
+            parts = urlsplit(f"//{address}")
+            host, port = parts.hostname, parts.port or 7077
+        except ValueError as e:
+            raise ConfigError(f"Spark master {master}: {address!r} is not host:port ({e})") from None
+        if not host:
+            raise ConfigError(f"Spark master {master}: {address!r} is not host:port")
+        try:
+            with socket.create_connection((host, port), timeout=timeout_s):
+                return
+        except OSError as e:
+            reasons.append(f"{host}:{port}: {e.strerror or type(e).__name__}")
+    raise ConfigError(f"Spark master {master} does not answer ({'; '.join(reasons)}); start it (python -m experiments cluster "
+                      "start) or check the URL")
 
 
 def spark_version() -> str:

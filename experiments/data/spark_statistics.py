@@ -32,6 +32,7 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
+from tqdm import tqdm
 
 from cep.columnar import EventColumns
 from cep.conditions import ARITHMETIC_FUNCTIONS, COMPARISON_FUNCTIONS, Backend, Comparison, evaluate_comparison
@@ -39,7 +40,11 @@ from cep.errors import StatisticsError, StreamError
 from cep.events import EventStream
 from cep.pattern import Pattern, WindowKind
 from cep.statistics import Statistics
+from experiments.data.spark import get_spark
 from experiments.data.statistics import DEFAULT_MAX_PAIRS, ConditionGroup, as_columns, condition_groups, live_gap_limit
+
+# pyspark is imported inside the functions that build Spark columns and jobs, not here: the stats command and the
+# JQPG experiments import this module also when they run without Spark (pyspark.sql adds about 100 modules).
 
 
 def stream_frame(stream: EventColumns | EventStream, attributes: Sequence[str]) -> pd.DataFrame:
@@ -145,10 +150,8 @@ def compute_workload_statistics_spark(
 
 
 def _compute(stream, patterns, spark, master, max_pairs, seed, progress, per_pattern):
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
-    from tqdm import tqdm
-
-    from experiments.data.spark import get_spark
 
     groups = condition_groups(patterns, per_pattern=per_pattern)
     attrs = sorted({a.name for g in groups for c in g.conditions for a in c.attributes})
@@ -159,8 +162,6 @@ def _compute(stream, patterns, spark, master, max_pairs, seed, progress, per_pat
     steps.update(1)
 
     steps.set_postfix_str("arrival rates")
-    from pyspark.sql import Window
-
     limit = live_gap_limit(patterns)
     gap = F.coalesce(F.col("ts") - F.lag("ts").over(Window.orderBy("pos")), F.lit(0.0))  # the first event has none
     gap = gap if limit == float("inf") else F.least(gap, F.lit(float(limit)))

@@ -24,6 +24,8 @@ from functools import lru_cache
 from typing import Iterable, Mapping
 
 from cep.columnar import EventColumns
+from experiments.data.datasets import load_dataset
+from experiments.data.replay import ReplayPlan, ReplaySpec
 
 #: streams kept per process (the cells of one worker share them)
 CACHED = 4
@@ -35,8 +37,6 @@ def stream_key(spec: Mapping) -> str:
 
 @lru_cache(maxsize=CACHED)
 def _raw(dataset_json: str, start, end) -> EventColumns:
-    from experiments.data.datasets import load_dataset
-
     return load_dataset(json.loads(dataset_json), start=start, end=end)
 
 
@@ -47,8 +47,6 @@ def raw_stream(spec: Mapping) -> EventColumns:
 
 @lru_cache(maxsize=CACHED)
 def _plan(key: str):
-    from experiments.data.replay import ReplayPlan, ReplaySpec
-
     spec = json.loads(key)
     return ReplayPlan(raw_stream(spec), spec["pool"], ReplaySpec(**spec["replay"], seed=int(spec.get("seed", 0))))
 

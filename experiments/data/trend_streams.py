@@ -15,28 +15,25 @@ from functools import lru_cache
 import numpy as np
 
 from cep.columnar import EventColumns
+from experiments.data.bursty_stock import bursty_stock_stream
+from experiments.data.datasets import load_dataset
+from experiments.data.ridesharing import generate_ridesharing
 from experiments.data.timestamps import python_round
 from experiments.data.trend_pools import BURSTY_STOCK, ENDS, STARTS, kleene_runs
 
 
 @lru_cache(maxsize=4)
 def _dataset(name: str) -> EventColumns:
-    from experiments.data.datasets import load_dataset
-
     return load_dataset(name)
 
 
 def trend_stream(dataset: str, rate: int, minutes: float, seed: int, drivers: int) -> tuple[EventColumns, list[str] | None]:
     """``rate * minutes`` events of ``dataset`` at ``rate`` events per minute, and the pool of types
     (shared Kleene type first; ``None`` for ridesharing, whose Kleene type is ``Travel``)."""
-    from experiments.data.ridesharing import generate_ridesharing
-
     n = int(rate * minutes)
     if dataset == "ridesharing":
         return generate_ridesharing(n, seed=seed, events_per_minute=rate, drivers=drivers), None
     if dataset == BURSTY_STOCK:
-        from experiments.data.bursty_stock import bursty_stock_stream
-
         return bursty_stock_stream(rate, minutes, seed)
     data = _dataset(dataset)
     counts = data.type_counts()

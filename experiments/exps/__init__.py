@@ -17,7 +17,8 @@ import importlib
 from omegaconf import DictConfig
 
 from cep.errors import ConfigError
-from experiments.running.folders import results_root
+from experiments.running.folders import claim_folder, results_root
+from experiments.running.lock import folder_lock
 from experiments.running.settings import RENAMED_KINDS, Keys, resolve
 
 EXPERIMENT_KINDS: dict[str, str] = {
@@ -27,6 +28,7 @@ EXPERIMENT_KINDS: dict[str, str] = {
     "motto": "experiments.exps.motto",
     "hamlet": "experiments.exps.hamlet",
     "next": "experiments.exps.next",
+    "map": "experiments.exps.maps",
 }
 
 
@@ -39,17 +41,19 @@ def kind_module(kind: str):
     return importlib.import_module(EXPERIMENT_KINDS[kind])
 
 
-def run_experiment(cfg: DictConfig) -> int:
+def run_experiment(cfg: DictConfig, *, replace: bool = False) -> int:
     """Run the experiment of ``cfg`` into ``<results root>/<exp name>/``; returns the number of cells
-    that failed."""
+    that failed.  ``replace``: empty the folder first if it holds another configuration's cells
+    (:func:`experiments.running.folders.claim_folder`)."""
     if cfg.get("exp") is None:
         raise ConfigError("choose an experiment with +exp=<name>")
     kind = cfg.exp.get("kind")
     if kind not in EXPERIMENT_KINDS:
         raise ConfigError(f"experiment {cfg.exp.get('name')!r} has unknown kind {kind!r}; known: {', '.join(EXPERIMENT_KINDS)}")
     out_dir = results_root(cfg) / cfg.exp.name
-    out_dir.mkdir(parents=True, exist_ok=True)
-    return int(kind_module(kind).run(cfg, out_dir) or 0)
+    with folder_lock(out_dir):  # one run at a time in a folder; a second is one line naming the first
+        claim_folder(cfg, out_dir, replace=replace)
+        return int(kind_module(kind).run(cfg, out_dir) or 0)
 
 
 def settings_keys(cfg: DictConfig) -> Keys | None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
+import numpy as np
 import pandas as pd
 
 from experiments.reporting.core import CAPPED_PREFIX, wide
@@ -51,28 +52,28 @@ def with_bounds(df: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([w, b], ignore_index=True) if not b.empty else w
 
 
-def bounded_ratios(w: pd.DataFrame, num: str, den: str, by: Sequence[str], metric: str = "throughput_eps") -> tuple[list[float], list[bool], list[bool]]:
-    """Per cell (keys ``by``), ``metric`` of ``num`` over ``den`` on a :func:`with_bounds` table, with
-    flags for the ratios that are lower bounds (``den`` capped) and upper bounds (``num`` capped); pairs
-    with both capped are left out.  The lists go to :func:`experiments.reporting.rules.ratio_interval`."""
-    if metric not in w:
-        return [], [], []
+def bounded_pairs(w: pd.DataFrame, num: str, den: str, by: Sequence[str], metric: str = "throughput_eps") -> pd.DataFrame:
+    """Per cell (keys ``by``), ``metric`` of ``num`` over ``den`` on a :func:`with_bounds` table: the keys,
+    ``ratio``, and flags ``lower`` (``den`` capped: a lower bound) and ``upper`` (``num`` capped); pairs with
+    both capped, or without two positive finite values, are left out."""
     keys = [k for k in by if k in w.columns]
+    if metric not in w:
+        return pd.DataFrame(columns=[*keys, "ratio", "lower", "upper"])
     cols = keys + [metric, BOUND_COLUMN]
     a = w[w["algorithm"] == num][cols].groupby(keys, dropna=False).first()
     b = w[w["algorithm"] == den][cols].groupby(keys, dropna=False).first()
     j = a.join(b, lsuffix="_n", rsuffix="_d", how="inner")
-    ratios, lower, upper = [], [], []
-    for _, r in j.iterrows():
-        bn, bd = r[f"{BOUND_COLUMN}_n"] == UPPER, r[f"{BOUND_COLUMN}_d"] == UPPER
-        n, d = float(r[f"{metric}_n"]), float(r[f"{metric}_d"])
-        if (bn and bd) or not (math.isfinite(n) and math.isfinite(d) and n > 0 and d > 0):
-            continue
-        x = n / d
-        ratios.append(float(x))
-        lower.append(bool(bd))
-        upper.append(bool(bn))
-    return ratios, lower, upper
+    bn, bd = j[f"{BOUND_COLUMN}_n"] == UPPER, j[f"{BOUND_COLUMN}_d"] == UPPER
+    n, d = j[f"{metric}_n"].astype(float), j[f"{metric}_d"].astype(float)
+    keep = ~(bn & bd) & np.isfinite(n) & np.isfinite(d) & (n > 0) & (d > 0)
+    out = pd.DataFrame({"ratio": (n / d)[keep], "lower": bd[keep].astype(bool), "upper": bn[keep].astype(bool)})
+    return out.reset_index()
+
+
+def bounded_ratios(w: pd.DataFrame, num: str, den: str, by: Sequence[str], metric: str = "throughput_eps") -> tuple[list[float], list[bool], list[bool]]:
+    """:func:`bounded_pairs` as lists for :func:`experiments.reporting.rules.ratio_interval`."""
+    p = bounded_pairs(w, num, den, by, metric)
+    return [float(x) for x in p["ratio"]], [bool(x) for x in p["lower"]], [bool(x) for x in p["upper"]]
 
 
 def bound_notes(df: pd.DataFrame) -> list[str]:

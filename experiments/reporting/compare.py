@@ -61,7 +61,8 @@ def verdict(e: rules.Interval) -> str:
     if e.lo == e.hi:
         return "no detectable difference (the same on every workload)"
     toward = e if e.estimate >= 1 else rules.invert(e)
-    needed = rules._needed(toward, 0.0, math.log(rules.BEATS))
+    m = math.log(toward.estimate)  # the gap to close: to 1 when the mean is above it, else to BEATS
+    needed = rules._needed(toward, m if m > 0 else math.log(rules.BEATS) - m)
     same = " (comparable within 1.25x)" if rules.comparable(e).verdict == rules.HOLDS else ""
     return f"no detectable difference{same}, n needed to decide: {needed if needed else 'more than the data suggest'}"
 

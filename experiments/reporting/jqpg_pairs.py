@@ -1,29 +1,43 @@
-"""JQPG's paired effects (JQPG Section 6.3): per workload -- one pattern on one stream, at one alpha and
+"""JQPG's paired effects (JQPG Section 6.3): per unit -- one pattern on one stream, at one alpha and
 selection strategy -- the ratio of two planners' measurements, with capped runs as bounds, and the claim
 rows built on them (:mod:`experiments.reporting.jqpg` judges the claims of Figures 3-9 with them).
 
 Two planners that chose the same plan ran the same computation, so their ratio is exactly 1; planners
-pooled in one claim give one observation per pattern (:func:`experiments.reporting.rules.pooled`).  A cell
-stopped at the work cap enters the work effect as a lower bound of its work; it stored no memory, and a
-throughput only as an upper bound (the whole stream's events over its time to the cap,
-:mod:`experiments.reporting.bounds`), so a throughput ratio with a capped side is a bound
-(rules.ratio_interval), and one whose capped side stored no time is left out of the interval and counted
-in the claim's row.
+pooled in one claim give one observation per pattern (:func:`experiments.reporting.rules.per_unit`).  A
+cell stopped at the work cap enters the work effect as a lower bound of its work; it stored no memory, and
+a throughput only as an upper bound (the whole stream's events over its time to the cap,
+:mod:`experiments.reporting.bounds`), so a throughput ratio with a capped side is a bound (decided by the
+censored rule of :mod:`experiments.reporting.rules`), and one whose capped side stored no time is left out
+of the interval and counted in the claim's row.
+
+**Sources.**  A claim's structure (one pair, pairs pooled per pattern, every pair of a list) is a function of
+a *source*: ``src(a, b)`` gives per unit the effect in favour of ``a`` over ``b`` -- measured on a metric
+(:func:`measured`: throughput ``a / b``; work, memory, partial matches, latency ``b / a``), or predicted by the
+cost model (:func:`modelled`: ``b``'s plan cost over ``a``'s, :mod:`experiments.reporting.jqpg_model`).  The
+same function judges the claim's row on throughput, its sibling row on a deterministic count, and the
+model's prediction at our density and at the paper's for its diagnosis (:func:`claim_rows`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
-from experiments.reporting.core import CAPPED_PREFIX, ON_METRIC, Claim, paired_ratios, wide
-from experiments.reporting.rules import Interval, pooled, ratio_interval
+from experiments.reporting.core import CAPPED_PREFIX, Claim, judge, wide
+from experiments.reporting.diagnosis import Facts, diagnosed, not_modelled, rank_agreement
+from experiments.reporting.jqpg_model import JqpgModel
+from experiments.reporting.rules import Interval, Observation, Verdict, per_unit, ratio_interval
+from experiments.reporting.sentences import Sentence
 
 SET_ORDER = ["seq", "neg", "conj", "kleene", "disj"]
 SET_LABEL = {"seq": "sequence", "neg": "negation", "conj": "conjunction", "kleene": "Kleene", "disj": "disjunction"}
 
 
-BY = ("dataset", "pattern_id", "alpha", "strategy")  # a workload: one pattern on one stream, alpha, strategy
+BY = ("dataset", "pattern_id", "alpha", "strategy")  # a unit: one pattern on one stream, at one alpha and strategy
+UNIT = "pattern (one pattern on its stream)"
 _WORK_CAP = r"examined (\d+) candidate"
 
 
@@ -51,14 +65,15 @@ def cells(table: pd.DataFrame) -> pd.DataFrame:
         w["peak_partial_matches"] = np.nan
     # a capped run stored the peak it had reached when the cap stopped it: the real peak is at least that
     w["pm_at_least"] = w["capped"] & w["peak_partial_matches"].notna()
+    w["ps_at_least"] = w["capped"] & w["peak_state"].notna() if "peak_state" in w else False
     timed = w["capped"] & (w["capped_elapsed_s"] > 0) if {"capped_elapsed_s", "events"} <= set(w.columns) else pd.Series(False, index=w.index)
     w["throughput_at_most"] = np.where(timed, w["events"] / w["capped_elapsed_s"].where(timed), np.nan) if timed.any() else np.nan
     return w
 
 
 #: the deterministic metrics a capped run leaves as a lower bound, and the column of :func:`cells` that flags it
-WORK, PEAK = "work", "peak_partial_matches"
-_AT_LEAST = {WORK: "work_at_least", PEAK: "pm_at_least"}
+WORK, PEAK, STATE = "work", "peak_partial_matches", "peak_state"
+_AT_LEAST = {WORK: "work_at_least", PEAK: "pm_at_least", STATE: "ps_at_least"}
 #: the measured metric a capped run that stored its time bounds from above, and the column holding the bound
 _AT_MOST = {"throughput_eps": "throughput_at_most"}
 
@@ -113,16 +128,10 @@ def effect(p: pd.DataFrame) -> Interval:
 
 
 def capped_note(p: pd.DataFrame, metric: str = "throughput_eps") -> str:
-    k = int(p["capped"].sum())
+    k = int(p["capped"].sum()) if "capped" in p else 0
     what = (f"a run capped at the partial-match cap stored no {metric}" if metric in _AT_LEAST
             else "a capped run stored no time to its cap" if metric in _AT_MOST else f"no {metric} stored for a capped run")
-    return f"{k} workloads with a capped side left out ({what})" if k else ""
-
-
-def work_note(c: pd.DataFrame, num: str, den: str) -> str:
-    """The deterministic work behind a throughput ratio num/den: den's work over num's, capped runs as bounds."""
-    p = pairs(c, "work", den, num)
-    return f"work {den}/{num} {effect(p).text()}" if p["ratio"].notna().sum() else ""
+    return f"{k} units with a capped side left out ({what})" if k else ""
 
 
 def per_set(p: pd.DataFrame) -> str:
@@ -136,55 +145,100 @@ def detail(*parts: str) -> str:
     return "; ".join(x for x in parts if x)
 
 
-def pair_claim(c: pd.DataFrame, metric: str, num: str, den: str, claim: str, paper: str, judge, *, extra: str = "") -> Claim:
-    """A claim on the paired ratio num/den of ``metric`` judged by ``judge`` (a rule of rules.py applied
-    to the interval), with the per-set estimates, the work behind it and the capped pairs shown."""
-    p = pairs(c, metric, num, den)
-    work = work_note(c, num, den) if metric == "throughput_eps" else ""
-    return Claim.judged(claim, paper, judge(effect(p)), detail=detail(f"{num}/{den}", per_set(p), work, extra, capped_note(p, metric)))
+# ---- sources: per unit, the effect in favour of a over b ---------------------------------------------------
+Source = Callable[[str, str], pd.DataFrame]
+#: the metrics where more is better (every other one -- work, memory, partial matches, latency -- is a cost)
+HIGHER_BETTER = ("throughput_eps",)
 
 
-def sibling(c: pd.DataFrame, metric: str, num: str, den: str, claim: str, paper: str, judge) -> Claim:
-    """The sibling row of a claim on throughput (memory): the same rule on deterministic ``metric``
-    (work, or peak live partial matches), paired per workload by :func:`pairs`, ``num`` over ``den``
-    oriented so that > 1 favours the method the paper says wins (the baseline's work over the method's)."""
-    return pair_claim(c, metric, num, den, f"{claim} {ON_METRIC[metric]}", paper, judge)
+def measured(c: pd.DataFrame, metric: str, by=BY) -> Source:
+    """Per unit, the measured effect of ``a`` over ``b`` on ``metric``: ``a / b`` where more is better, ``b / a``
+    for a cost (bounds flagged as :func:`pairs` flags them)."""
+    return lambda a, b: pairs(c, metric, a, b, by) if metric in HIGHER_BETTER else pairs(c, metric, b, a, by)
 
 
-def pooled_effect(c: pd.DataFrame, metric: str, ratios: list[tuple[str, str]], by=BY) -> tuple[Interval, int]:
-    """Several planner pairs pooled in one claim: one observation per workload (rules.pooled), and the
-    number of workloads left out for a capped side.  A workload whose pooled ratios hold a lower bound
-    (a capped run's work or peak) is a lower bound, one holding an upper bound an upper bound; one
-    holding both says nothing and is left out (counted)."""
-    per, capped, lower, upper = {}, 0, set(), set()
-    for num, den in ratios:
-        p = pairs(c, metric, num, den, by)
-        ok = p.dropna(subset=["ratio"])
-        per[f"{num}/{den}"] = ok["ratio"].to_dict()
-        lower |= set(ok.index[ok["lower"].astype(bool)])
-        upper |= set(ok.index[ok["upper"].astype(bool)])
-        capped += int(p["capped"].sum())
-    obs = {k: v for k, v in pooled(per).items() if not (k in lower and k in upper)}
-    capped += len(lower & upper)
-    return ratio_interval(list(obs.values()), lower=[k in lower for k in obs], upper=[k in upper for k in obs]), capped
+def modelled(model: JqpgModel, *, paper: bool, measure: str = "throughput", where: pd.Series | None = None) -> Source:
+    """Per unit, the cost model's predicted effect of ``a`` over ``b``: ``b``'s plan cost over ``a``'s
+    (:meth:`~experiments.reporting.jqpg_model.JqpgModel.ratios`), no bounds."""
+    def src(a: str, b: str) -> pd.DataFrame:
+        return model.ratios(a, b, paper=paper, measure=measure, where=where).assign(lower=False, upper=False, capped=False)
+    return src
 
 
-def tree_vs_order_cost(w: pd.DataFrame) -> str:
-    """How much cheaper DP-B's tree is planned than DP-LD's order, both in the tree cost model
-    (Cost_tree of the order taken as a left-deep tree, ``plan_cost_tree``): Cost_ord and Cost_tree
-    count different things and are not compared."""
-    if "plan_cost_tree" not in w or "plan_cost" not in w:
-        return ""
-    tree = w[w["algorithm"] == "DP-B"].set_index(["dataset", "pattern_id"])["plan_cost"]
-    order = w[w["algorithm"] == "DP-LD"].set_index(["dataset", "pattern_id"])["plan_cost_tree"]
-    r = (order / tree).replace([np.inf, -np.inf], np.nan).dropna()
-    return f"Cost_tree of DP-LD's order over DP-B's tree {ratio_interval(r.tolist()).text()}" if len(r) else ""
+def pooled_units(src: Source, pairs_: Sequence[tuple[str, str]]) -> tuple[Interval, int]:
+    """Several planner pairs pooled in one claim: one observation per unit (their geometric mean,
+    :func:`rules.per_unit`), and the units left out (a capped side without a value, or bounds of both
+    directions)."""
+    obs, capped = [], 0
+    for a, b in pairs_:
+        p = src(a, b)
+        capped += int(p["capped"].sum()) if "capped" in p else 0
+        for unit, r in p.dropna(subset=["ratio"]).iterrows():
+            obs.append(Observation(unit, r["ratio"], bool(r["lower"]), bool(r["upper"])))
+    u = per_unit(obs)
+    return u.interval, capped + u.left_out
 
 
-def with_cost(w: pd.DataFrame, num: str, den: str) -> str:
-    """The planned cost ratio den/num (how much cheaper the cost model expects ``num``'s plans)."""
-    r = paired_ratios(w, "plan_cost", den, num)
-    return f"planned cost {ratio_interval(r.tolist()).text()}" if len(r) else ""
+# ---- the rows of one claim: measured, its deterministic sibling, and the model's diagnosis -------------------
+@dataclass
+class Rows:
+    """The inputs every JQPG claim row needs: the section's cells, its cost model and the unit mask of the
+    claim's cells (a dataset, a strategy)."""
+
+    c: pd.DataFrame
+    model: JqpgModel | None
+    where: pd.Series | None = None
+    datasets: tuple = ()
+
+
+def claim_rows(s: Sentence, f: Callable[[Source], Verdict], rows: Rows, *, metric: str = "throughput_eps", sibling: str = "work",
+               label: str | None = None, prefix: str = "", detail_of: Callable[[Source], str] | None = None,
+               single: tuple[str, str] | None = None, measure: str = "throughput") -> list[Claim]:
+    """A claim's row judged by ``f`` on ``metric`` and its sibling row on the deterministic ``sibling`` (None:
+    no sibling), each with its diagnosis (:mod:`experiments.reporting.diagnosis`): the model's prediction
+    is ``f`` on :func:`modelled` sources at our density and at the paper's, the work the sibling's verdict
+    (for a sibling, its own); ``single`` names the one pair whose per-unit ratios the rank correlation of
+    work and model compares."""
+    main_src = measured(rows.c, metric)
+    main = f(main_src)
+    work_src = measured(rows.c, sibling) if sibling else None
+    work = f(work_src) if sibling else None
+    out = [Claim.of(s, main, unit=UNIT, label=label, prefix=prefix, detail=detail_of(main_src) if detail_of else "",
+                    diagnose=_diagnose(f, rows, work, work_src, single, measure))]
+    if sibling:
+        out.append(Claim.of(s, work, unit=UNIT, label=label, prefix=prefix, sibling=sibling,
+                            detail=detail_of(work_src) if detail_of else "",
+                            diagnose=_diagnose(f, rows, work, work_src, single, measure)))
+    return out
+
+
+def _diagnose(f, rows: Rows, work: Verdict | None, work_src: Source | None, single, measure: str):
+    if rows.model is None or not rows.model.available:
+        return not_modelled("the stored cells hold no patterns and statistics to re-plan")
+
+    def facts() -> Facts:
+        ours_src = modelled(rows.model, paper=False, measure=measure, where=rows.where)
+        ours = f(ours_src)
+        paper = f(modelled(rows.model, paper=True, measure=measure, where=rows.where)) if rows.model.paper_available(rows.datasets) else None
+        agreement = ""
+        if single and work_src is not None:
+            agreement = rank_agreement(ours_src(*single)["ratio"], work_src(*single)["ratio"])
+        return Facts(ours, paper, work, rows.model.note(True, rows.datasets) if paper else "the paper's density is not recorded",
+                     agreement, rows.model.note(False, rows.datasets, set(single) if single else None))
+    return diagnosed(facts)
+
+
+def pair(a: str, b: str, s: Sentence, size: float | None = None) -> Callable[[Source], Verdict]:
+    """The structure of a claim on one pair: ``a`` over ``b`` judged by ``s``'s direction and size."""
+    return lambda src: judge(s, effect(src(a, b)), size)
+
+
+def pair_detail(a: str, b: str) -> Callable[[Source], str]:
+    """What a one-pair row says beside its effect: the pair, the effect per pattern set, capped units."""
+    def text(src: Source) -> str:
+        p = src(a, b)
+        return detail(f"{a} over {b}", per_set(p), capped_note(p))
+    return text
 
 
 def by_pattern_ratio(d: pd.DataFrame, metric: str, num: str, den: str) -> pd.DataFrame:
@@ -194,17 +248,3 @@ def by_pattern_ratio(d: pd.DataFrame, metric: str, num: str, den: str) -> pd.Dat
     r = (a[metric] / b).rename("ratio")
     out = pd.concat([r, a["size"]], axis=1).dropna()
     return out[(out["ratio"] > 0) & np.isfinite(out["ratio"])]
-
-
-def alpha_effect(d: pd.DataFrame, metric: str, a_num: float, a_den: float) -> tuple[Interval, int]:
-    """Per pattern, ``metric`` at alpha ``a_num`` over alpha ``a_den`` (the same planner, pattern and
-    stream; 1 where alpha did not change the plan), pooled over the planners (one observation per
-    pattern); and the capped cells left out."""
-    per = {}
-    for alg, g in d.groupby("algorithm"):
-        x = g[g["alpha"] == a_num].set_index("pattern_id")
-        y = g[g["alpha"] == a_den].set_index("pattern_id")
-        r = (x[metric] / y[metric]).replace([np.inf, -np.inf], np.nan)
-        same = (x["plan"] == y["plan"]).reindex(r.index, fill_value=False)
-        per[alg] = r.where(~(same & r.notna()), 1.0).dropna().to_dict()  # alpha left the plan alone: no effect
-    return ratio_interval(list(pooled(per).values())), int(d["capped"].sum())

@@ -1,28 +1,26 @@
 """The report section of MCEP Figure 12 (Section 6.2.2): SH, RE, SH-RR, SH-MDT, SA-EDGE and TS-EDGE,
 throughput gain over the trivial global plan, per dataset and sweep.
 
-Every claim is judged by :mod:`experiments.reporting.rules` on paired ratios per workload (one
-dataset, sweep value and seed; :mod:`experiments.reporting.mcep_paired` says how identical plans count
-once and how capped runs enter).  The paper's claims (MCEP 6.2.2):
+The claims are the entries ``fig12_*`` of :mod:`experiments.reporting.sentences.mcep` (the paper's
+sentences on Figure 12, quoted with their seed line, direction and size), judged as those of Figures 10,
+11, 13 and 14 are (:func:`experiments.reporting.mcep._rows`): one value per seed
+(:data:`~experiments.reporting.mcep_paired.UNIT`; :mod:`experiments.reporting.mcep_paired` says how
+identical plans count once and how capped runs enter), a sibling row on the deterministic ``work``
+under each (shown, not counted), and for a row that does not hold a cause computed from the planned
+cost gain (the model at our density) and the work (:mod:`experiments.reporting.diagnosis`):
 
-* "our optimizer achieves the best overall speedup, in some cases up to three times better than that
-  of the runnerup solution": the local search that is best over the dataset against *each* baseline,
-  per workload, at least :data:`~experiments.reporting.rules.BEATS` (a tie is not support); the claim
-  needs every baseline, so its verdict is the worst of the four; the "up to 3x" is the largest
-  per-point ratio, reported (a maximum over points has no interval);
-* "SA-EDGE still achieving an advantage of at least 25% over the second-best method" on time windows:
-  SA-EDGE over the baseline with the highest gain on the time-window workloads, at least 1.25;
-* it "outperform[s] the pure reordering algorithm (RE) for large pattern sizes": at the largest size;
-* "both SH-RR and SH-MDT scale well with growing workload size": the slope of their gain over TRIVIAL
-  against the workload size, at least :data:`~experiments.reporting.rules.TREND`;
-* "the results for count-based windows strictly follow the trends described for Figure 11": Figure
-  11(d)'s trend on stock (the local search's gain grows with the count window); the paper's sentence on
-  traffic is cut in our copy of the text, so that panel is not checkable;
-* "in most cases the simulated annealing meta-heuristic achieved better performance than Tabu search"
-  (6.2.1), per dataset on these workloads.
+* "our optimizer achieves the best overall speedup": the local search that is best over the dataset
+  against *each* baseline, the weakest decides; the "up to three times" is the largest per-point ratio,
+  reported (a maximum over points has no interval);
+* "both SH-RR and SH-MDT scale well with growing workload size ... and average pattern length": one
+  slope per seed of each one's gain over TRIVIAL, for each sweep;
+* "outperform the pure reordering algorithm (RE) for large pattern sizes": at the largest size;
+* "SA-EDGE still achieving an advantage of at least 25% over the second-best method" on time windows;
+* "the results for count-based windows ... strictly follow the trends described for Figure 11":
+  Figure 11(d)'s trend on stock, its similarity to the time windows on traffic.
 
-Beside every claim judged on throughput stands a sibling row on the deterministic ``work`` (join
-candidates examined; the baseline's work over the method's), with the same rule, size and pairing.
+Section 6.2.1's "in most cases the simulated annealing meta-heuristic achieved better performance than
+Tabu search" is Figure 11(a)'s sentence (judged there, :mod:`experiments.reporting.mcep`), not Figure 12's.
 """
 
 from __future__ import annotations
@@ -33,23 +31,22 @@ import math
 import numpy as np
 import pandas as pd
 
-from experiments.reporting.core import (
-    ON_METRIC,
-    UNCHECKED,
-    Claim,
-    Section,
-    SectionInput,
+from experiments.reporting.core import UNCHECKED, Claim, Section, SectionInput, judge
+from experiments.reporting.mcep import (
+    CLIP_MARGIN,
+    CLIPPED,
+    THR,
+    WORK,
+    X_LABELS,
+    _count_vs_time,
+    _counted,
+    _counts_claim,
+    _effect,
+    _largest,
+    _rows,
+    _sweep,
 )
-from experiments.reporting.mcep import CLIP_MARGIN, CLIPPED, X_LABELS, _counts_claim
-from experiments.reporting.mcep_paired import (
-    LOCAL,
-    cell_table,
-    counts,
-    interval,
-    paired,
-    slope,
-    worst,
-)
+from experiments.reporting.mcep_paired import LOCAL, UNIT, cell_table, counts, interval, paired
 from experiments.reporting.plotstyle import (
     finish_axes,
     log_axis,
@@ -57,16 +54,14 @@ from experiments.reporting.plotstyle import (
     save_figure,
     style,
 )
-from experiments.reporting.rules import BEATS, TREND, Verdict, at_least
+from experiments.reporting.rules import Verdict, all_of
+from experiments.reporting.sentences.mcep import SENTENCES as S
 
 ALGS = ["SA-EDGE", "TS-EDGE", "SH-MDT", "SH-RR", "SH", "RE"]
 BASELINES = ("SH-MDT", "SH-RR", "SH", "RE")
 SWEEPS = ["workload_size", "pattern_size", "window", "count_window"]
 DATASETS = ["nasdaq", "traffic"]  # the paper's rows: stock (a)-(d), traffic (e)-(h)
-TIME_WINDOW_MARGIN = 1.25  # "an advantage of at least 25%"
 DODGE = 0.11  # horizontal offset between methods at one x (in x positions)
-WORK = "work"
-ON_WORK = ON_METRIC[WORK]  # the label of a claim's sibling row judged on deterministic work
 
 
 def _best_local(t: pd.DataFrame) -> str:
@@ -76,39 +71,6 @@ def _best_local(t: pd.DataFrame) -> str:
     return max(gains, key=gains.get) if gains else LOCAL[0]
 
 
-def _judged(claim: str, paper: str, p: pd.DataFrame, c: float, *, trend: bool = False, extra: str = "") -> Claim:
-    v = at_least(slope(p) if trend else interval(p), c)
-    return Claim.judged(claim, paper, v, detail="; ".join(x for x in (counts(p), extra) if x))
-
-
-def _headline(ds: str, t: pd.DataFrame, metric: str = "throughput_eps") -> Claim:
-    """The headline claim on throughput, or (``metric="work"``) its sibling on work: the baselines'
-    work over the best local search's (the runner-up is then the baseline with the least work)."""
-    best = _best_local(t)
-    per: dict[str, Verdict] = {}
-    parts = []
-    for b in [b for b in BASELINES if b in set(t["algorithm"])]:
-        thr = at_least(interval(paired(t, best, b)), BEATS)
-        work = at_least(interval(paired(t, best, b, "work")), BEATS)
-        per[b] = thr if metric != WORK else work
-        parts.append(f"over {b}: {thr.effect.text()} {thr.verdict} (work {work.effect.text()} {work.verdict})" if metric != WORK
-                     else f"over {b}: {work.effect.text()} {work.verdict}")
-    claim = f"{ds}: local search has the best overall speedup (up to 3x the runner-up)" + (f" {ON_WORK}" if metric == WORK else "")
-    paper = "best overall; in some cases up to 3x the runner-up (Fig. 12)"
-    if not per:
-        return Claim(claim, paper, "no baselines", UNCHECKED)
-    runner = max(per, key=lambda b: -per[b].effect.estimate if math.isfinite(per[b].effect.estimate) else -math.inf)
-    v = dataclasses.replace(per[runner], verdict=worst(list(per.values())),
-                            rule=f"the best local search ({best}) over each baseline per workload, "
-                                 f"{'throughput' if metric != WORK else 'the baseline work over its'}; "
-                                 f"{per[runner].rule}; the worst verdict over the baselines")
-    if metric == WORK:
-        return Claim.judged(claim, paper, v, detail=f"{best} over the runner-up {runner}; " + "; ".join(parts))
-    top = _largest_point(t, best, runner)
-    return Claim.judged(claim, paper, v, detail=f"{best} over the runner-up {runner}; " + "; ".join(parts)
-                        + f"; largest per-point ratio over {runner} {top:.2f}x (the 3x is reported, not judged)")
-
-
 def _largest_point(t: pd.DataFrame, num: str, den: str) -> float:
     p = paired(t, num, den).dropna(subset=["ratio"])
     if p.empty:
@@ -116,55 +78,63 @@ def _largest_point(t: pd.DataFrame, num: str, den: str) -> float:
     return float(np.exp(np.log(p["ratio"]).groupby([p["x_name"], p["x_value"]]).mean()).max())
 
 
+def _headline(t: pd.DataFrame) -> list[Claim]:
+    """"Our optimizer achieves the best overall speedup": the best local search over each baseline per
+    seed, the weakest decides; the runner-up is the baseline it beats least (on throughput)."""
+    best = _best_local(t)
+    bases = [b for b in BASELINES if b in set(t["algorithm"])]
+    if not bases:
+        return [Claim.unjudged(S["fig12_best"], "n/a", UNCHECKED, "not checkable: no baseline was run in these cells", unit=UNIT)]
+    over = {b: interval(paired(t, best, b)) for b in bases}
+    runner = min(over, key=lambda b: over[b].estimate if math.isfinite(over[b].estimate) else math.inf)
+
+    def each(metric: str) -> list[Verdict]:
+        return [judge(S["fig12_best"], interval(paired(t, best, b, metric))) for b in bases]
+
+    def detail(metric: str) -> str:
+        parts = [f"over {b}: {v.effect.text()} {v.verdict}" for b, v in zip(bases, each(metric))]
+        text = f"{best} over the runner-up {runner}" + (" (work: the baseline's over its)" if metric == WORK else "")
+        if metric == THR:
+            parts.append(f"largest per-point ratio over {runner} {_largest_point(t, best, runner):.2f}x (the 3x is reported, not judged)")
+        return "; ".join([text] + parts)
+    return _rows("fig12_best", lambda m: all_of(each(m)), extra_of=detail)
+
+
 def _claims(df: pd.DataFrame) -> list[Claim]:
+    """The claims of the paper's sentences on Figure 12 per dataset, each with its work sibling."""
     t_all = cell_table(df)
     out = []
     for ds in sorted(t_all["dataset"].unique()):
         t = t_all[t_all["dataset"] == ds]
-        # each claim on throughput, then its sibling on work (the baseline's work over the method's, same rule and c)
-        out += [_headline(ds, t), _headline(ds, t, WORK)]
-        w = t[t["x_name"] == "window"]
+        rows = _headline(t)
+        ws, ps, w, cw = (_sweep(t, x) for x in SWEEPS)
+        for key, sweep in (("fig12_scale_workload", ws), ("fig12_scale_pattern", ps)):
+            for alg in ("SH-RR", "SH-MDT"):
+                if alg in set(sweep["algorithm"]):
+                    gain = (lambda d, a: (lambda m: paired(d, a, "TRIVIAL", m)))(sweep, alg)
+                    rows += _rows(key, _effect(key, gain, trend=True), label=S[key].claim.format(alg=alg), extra_of=_counted(gain))
+        if len(ps) and "RE" in set(ps["algorithm"]):
+            best, top = _best_local(t), _largest(ps)
+            over_re = lambda m: paired(top, best, "RE", m)  # noqa: E731
+            rows += _rows("fig12_beats_re", _effect("fig12_beats_re", over_re),
+                          extra_of=lambda m: "; ".join(x for x in (f"{best} over RE at {ps['x_value'].max():g} events per pattern"
+                                                                    + ("; RE's work over its" if m == WORK else ""), counts(over_re(m))) if x))
         base = {b: interval(paired(w, b, "TRIVIAL")).estimate for b in BASELINES if b in set(w["algorithm"])}
         base = {b: g for b, g in base.items() if math.isfinite(g)}
         if base and "SA-EDGE" in set(w["algorithm"]):
             second = max(base, key=base.get)
-            reading = f"our reading: the second-best method is the baseline with the highest gain on the time-window workloads, {second}"
-            out.append(_judged(f"{ds}: on time windows SA-EDGE at least 25% over the second-best method",
-                               ">= 1.25x the second-best method (Fig. 12c, g)", paired(w, "SA-EDGE", second), TIME_WINDOW_MARGIN,
-                               extra=reading))
-            out.append(_judged(f"{ds}: on time windows SA-EDGE at least 25% over the second-best method {ON_WORK}",
-                               ">= 1.25x the second-best method (Fig. 12c, g)", paired(w, "SA-EDGE", second, WORK), TIME_WINDOW_MARGIN,
-                               extra=f"{second}'s work over SA-EDGE's; {reading} (by throughput)"))
-        ps = t[t["x_name"] == "pattern_size"]
-        if len(ps):
-            xmax = ps["x_value"].max()
-            best = _best_local(t)
-            for metric in ("throughput_eps", WORK):
-                out.append(_judged(f"{ds}: local search beats RE at the largest pattern size ({xmax:g})" + (f" {ON_WORK}" if metric == WORK else ""),
-                                   "outperforms pure reordering (RE) for large pattern sizes (Fig. 12b, f)",
-                                   paired(ps[ps["x_value"] == xmax], best, "RE", metric), BEATS,
-                                   extra=f"{best} over RE" if metric != WORK else f"RE's work over {best}'s"))
-        ws = t[t["x_name"] == "workload_size"]
-        for alg in ("SH-RR", "SH-MDT"):
-            for metric in ("throughput_eps", WORK):
-                out.append(_judged(f"{ds}: {alg}'s gain grows with the workload size (slope of log gain on log size)"
-                                   + (f" {ON_WORK}" if metric == WORK else ""),
-                                   "SH-RR and SH-MDT scale well with growing workload size (Fig. 12a, e)",
-                                   paired(ws, alg, "TRIVIAL", metric), TREND, trend=True))
-        cw = t[t["x_name"] == "count_window"]
-        claim = f"{ds}: count-window panel follows Fig. 11(d): the local search's gain grows with the count window"
-        paper = "count-based windows strictly follow the trends of Figure 11 (Fig. 12d, h)"
-        if ds == "traffic":
-            out.append(Claim(claim, paper, "n/a", UNCHECKED, "the paper's sentence on traffic count windows (6.2.1) is cut in our copy"))
-        else:
-            out.append(_judged(claim, paper, paired(cw, LOCAL, "TRIVIAL"), TREND, trend=True))
-            out.append(_judged(f"{claim} {ON_WORK}", paper, paired(cw, LOCAL, "TRIVIAL", WORK), TREND, trend=True))
-        out.append(_judged(f"{ds}: SA-EDGE beats TS-EDGE", "in most cases SA better than TS (6.2.1)",
-                           paired(t, "SA-EDGE", "TS-EDGE"), BEATS,
-                           extra="a workload where both returned one plan is a tie (ratio 1)"))
-        out.append(_judged(f"{ds}: SA-EDGE beats TS-EDGE {ON_WORK}", "in most cases SA better than TS (6.2.1)",
-                           paired(t, "SA-EDGE", "TS-EDGE", WORK), BEATS,
-                           extra="TS-EDGE's work over SA-EDGE's; a workload where both returned one plan is a tie (ratio 1)"))
+            over_second = lambda m: paired(w, "SA-EDGE", second, m)  # noqa: E731
+            rows += _rows("fig12_time_windows", _effect("fig12_time_windows", over_second),
+                          extra_of=lambda m: "; ".join(x for x in (f"SA-EDGE over {second}, the baseline with the highest throughput gain "
+                                                                    "on the time-window workloads" + ("; its work over SA-EDGE's" if m == WORK else ""),
+                                                                    counts(over_second(m))) if x))
+        if ds == "nasdaq" and len(cw):
+            gain = lambda m: paired(cw, LOCAL, "TRIVIAL", m)  # noqa: E731
+            rows += _rows("fig12_count_stock", _effect("fig12_count_stock", gain, trend=True), extra_of=_counted(gain))
+        elif ds == "traffic" and len(cw) and len(w):
+            rows += _rows("fig12_count_traffic", _count_vs_time(t, "fig12_count_traffic"),
+                          extra_of=lambda m: "per seed, the gain over the count windows over the gain over the time windows")
+        out += [dataclasses.replace(c, claim=f"{ds}: {c.claim}") for c in rows]
     return out
 
 

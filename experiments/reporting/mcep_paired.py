@@ -2,8 +2,10 @@
 of :mod:`experiments.reporting.rules`.
 
 A *workload* is one (dataset, swept parameter, value, seed): a seeded pattern workload over its stream.
-Every method ran on it, so an effect is the ratio of two methods on the same workload (paired), and
-``n`` counts workloads.  Two rules make ``n`` honest:
+Every method ran on it, so an effect is the ratio of two methods on the same workload (paired).  The
+independent unit is a *seed* (:data:`UNIT_KEYS`): its workloads at the swept values share its stream, so
+they are one observation (their geometric mean, :func:`interval`) and a trend over the sweep is one slope
+per seed (:func:`within_slope`); ``n`` counts seeds.  Two more rules make ``n`` honest:
 
 * methods pooled in one claim (SA-EDGE and TS-EDGE as "the local search") give one observation per
   workload: the geometric mean over their *distinct* plans, so two searches that returned the same
@@ -35,24 +37,12 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from experiments.reporting.rules import (
-    FAILS,
-    HOLDS,
-    NOT_MEASURABLE,
-    PARTLY,
-    UNCHECKED,
-    Interval,
-    Verdict,
-    paired_slope_interval,
-    ratio_interval,
-    slope_interval,
-)
+from experiments.reporting.rules import Interval, Observation, Verdict, paired_slope_interval, per_unit
+from experiments.reporting.rules import worst as rules_worst
 
 WORKLOAD = ["dataset", "x_name", "x_value", "seed"]
 LOCAL = ("SA-EDGE", "TS-EDGE")
 WORK_CAP = "candidate combinations"  # the status text of a run stopped by the work cap
-#: the verdicts from worst to best, for a claim that needs every one of several comparisons
-WORST_FIRST = (FAILS, NOT_MEASURABLE, UNCHECKED, PARTLY, HOLDS)
 
 
 def cell_table(df: pd.DataFrame) -> pd.DataFrame:
@@ -164,26 +154,37 @@ def values(t: pd.DataFrame, num: str | Sequence[str], column: str) -> pd.DataFra
     return pd.DataFrame(rows, columns=WORKLOAD + ["ratio", "lower", "upper", "same_plan"])
 
 
+#: the independent unit of an MCEP effect: one seed (its workload and stream) of one dataset; its
+#: workloads at the swept values are one observation (their geometric mean) and a trend over the sweep is
+#: one slope per seed
+UNIT_KEYS = ["dataset", "seed"]
+UNIT = "seed (its workload and stream; the swept values pooled)"
+
+
+def _marks(g: pd.DataFrame) -> list:
+    return ["lower" if lo else "upper" if up else None for lo, up in zip(g["lower"], g["upper"])]
+
+
 def within_slope(p: pd.DataFrame) -> Interval:
     """The trend of :func:`paired` / :func:`values` rows over a parameter swept on the same workload
-    (same seed): one slope per seed, the interval over seeds (:func:`rules.paired_slope_interval`)."""
+    (same seed): one slope per seed, the interval over seeds (:func:`rules.paired_slope_interval`); a
+    bounded point makes its seed's slope a bound where it pushes one way (:func:`rules.unit_slope`)."""
     p = p.dropna(subset=["ratio"])
-    p = p[~(p["lower"] | p["upper"])]
-    return paired_slope_interval([(g["x_value"].tolist(), g["ratio"].tolist()) for _, g in p.groupby(["dataset", "seed"])])
+    return paired_slope_interval([(g["x_value"].tolist(), g["ratio"].tolist(), _marks(g)) for _, g in p.groupby(UNIT_KEYS)])
 
 
 def interval(p: pd.DataFrame) -> Interval:
-    """The rule set's interval of the paired ratios (bounds flagged)."""
+    """The rule set's interval of the paired ratios, one value per seed (its sweep points pooled,
+    :func:`rules.per_unit`; bounds flagged)."""
     p = p.dropna(subset=["ratio"])
-    return ratio_interval(p["ratio"].tolist(), lower=p["lower"].tolist(), upper=p["upper"].tolist())
+    obs = [Observation((d, s), r, bool(lo), bool(up)) for d, s, r, lo, up in zip(p["dataset"], p["seed"], p["ratio"], p["lower"], p["upper"])]
+    return per_unit(obs).interval
 
 
 def slope(p: pd.DataFrame) -> Interval:
-    """The slope of log(ratio) on log(swept value) over the workloads (bounds left out: a slope has no
-    one-sided reading)."""
-    p = p.dropna(subset=["ratio"])
-    p = p[~(p["lower"] | p["upper"])]
-    return slope_interval(p["x_value"].tolist(), p["ratio"].tolist())
+    """A trend over a swept value: one slope of log(ratio) on log(value) per seed, the interval over seeds
+    (the same as :func:`within_slope`: a seed's workloads at every swept value share its stream)."""
+    return within_slope(p)
 
 
 def capped_points(t: pd.DataFrame, base: str) -> dict:
@@ -210,4 +211,4 @@ def counts(p: pd.DataFrame) -> str:
 
 def worst(verdicts: Sequence[Verdict]) -> str:
     """The verdict of a claim that needs every one of ``verdicts``: the worst of them."""
-    return min((v.verdict for v in verdicts), key=WORST_FIRST.index) if verdicts else UNCHECKED
+    return rules_worst([v.verdict for v in verdicts])

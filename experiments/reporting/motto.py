@@ -9,7 +9,8 @@ workload, stream and seed; a plotted point is the geometric mean over seeds with
 :mod:`experiments.reporting.rules` (:func:`_by_seed`): an effect is a ratio per workload (x, seed);
 two methods that built the same global plan give a ratio of exactly 1; "at every x" is every x's
 per-seed effect, the weakest deciding; a trend is the slope of log(effect) on log(x) (on x for r,
-which can be 0) over the (x, seed) workloads.  The paper prints its figures without numbers in the
+which can be 0) fitted per seed over its swept values, the interval over seeds.  The unit is a *seed*
+(its workloads and stream): a claim over a sweep has one value per seed (its workloads' geometric mean).  The paper prints its figures without numbers in the
 text, so its claims are the sentences of VII-B and VII-C, quoted, judged with the stated sizes of
 the rule set (GREATLY for "much", "significantly"; BEATS for a bare "improves"; TREND for a trend).
 Beside every Figure 13 claim on throughput stands a sibling row on the deterministic ``work`` (join
@@ -25,17 +26,17 @@ import pandas as pd
 
 import experiments.reporting.panels as panels
 from experiments.reporting.core import (
-    ON_METRIC,
     UNCHECKED,
     Claim,
     Section,
     SectionInput,
+    judge,
     log_ci,
 )
+from experiments.reporting.diagnosis import Facts, diagnosed, not_modelled
 from experiments.reporting.mcep import _fmt, gains
 from experiments.reporting.plotstyle import finish_axes, pyplot, save_figure, style
 from experiments.reporting.rules import (
-    BEATS,
     GREATLY,
     LINEAR,
     TREND,
@@ -45,11 +46,29 @@ from experiments.reporting.rules import (
     comparable,
     invert,
     none_differ,
+    paired_slope_interval,
     pooled,
     ratio_interval,
-    semilog_slope_interval,
-    slope_interval,
 )
+from experiments.reporting.sentences.motto import SENTENCES as S
+
+#: what one observation of a MOTTO row is
+UNIT = "seed (its workloads and stream; the swept values pooled)"
+OBJECTIVE = ("not modelled: the claim is on MOTTO's own objective (its planned gain or optimizer time), which is the model, "
+             "not a measurement it predicts")
+NO_MODEL = "not modelled: no cost model of this measurement (Spark tasks on cores)"
+
+
+def _row(key: str, verdict: Verdict, *, detail: str = "", label: str | None = None, sibling: str = "", diagnose=None) -> Claim:
+    """The row of sentence ``key`` (:mod:`experiments.reporting.sentences.motto`)."""
+    return Claim.of(S[key], verdict, unit=UNIT, detail=detail, label=label, sibling=sibling,
+                    diagnose=diagnose or not_modelled(OBJECTIVE))
+
+
+def _model_diagnosis(model: Verdict, work: Verdict | None):
+    """A throughput row's diagnosis from the planned cost (the same structure on NA's cost over the
+    method's: MOTTO's Cost_tree^multi prediction at our density) and the work."""
+    return diagnosed(lambda: Facts(model, None, work, paper_note="not computed: the cells store no statistics at the paper's density"))
 
 METHODS = ["SH-MDT", "LCSE", "MST"]
 X_LABELS = {"r": "basic workload ratio r", "queries": "number of queries", "cores": "cores (Spark tasks)",
@@ -98,13 +117,20 @@ def _by_seed(df: pd.DataFrame, sweep: str, num: str, den: str | None = None, met
     return dict(sorted(out.items()))
 
 
-def _flat(by_x: dict) -> list[float]:
-    return [v for r in by_x.values() for v in r.values()]
+def _per_seed(by_x: dict) -> list[float]:
+    """One value per seed: the geometric mean of its values over the swept x (its workloads share its
+    stream and queries' draws)."""
+    seeds: dict = {}
+    for r in by_x.values():
+        for k, v in r.items():
+            seeds.setdefault(k, []).append(math.log(v))
+    return [math.exp(sum(v) / len(v)) for _, v in sorted(seeds.items(), key=lambda kv: str(kv[0]))]
 
 
-def _xy(by_x: dict) -> tuple[list, list]:
-    """(x, value) over every (x, seed) workload, for a slope."""
-    return [x for x, r in by_x.items() for _ in r], _flat(by_x)
+def _series(by_x: dict) -> list[tuple[list, list]]:
+    """One (x, value) series per seed, for a slope per seed."""
+    seeds = sorted({k for r in by_x.values() for k in r}, key=str)
+    return [([x for x in by_x if k in by_x[x]], [by_x[x][k] for x in by_x if k in by_x[x]]) for k in seeds]
 
 
 def _capped_cells(df: pd.DataFrame, sweep: str | None = None) -> int:
@@ -112,19 +138,28 @@ def _capped_cells(df: pd.DataFrame, sweep: str | None = None) -> int:
     return int(d[d["status"].astype(str).str.startswith("capped")]["cell_id"].nunique())
 
 
-def _every(by_x: dict, c: float) -> tuple[Verdict, str]:
-    """"At every x": each x's per-seed effect judged against ``c``; the weakest decides."""
-    parts = {x: at_least(ratio_interval(list(r.values())), c) for x, r in by_x.items()}
+def _every(by_x: dict, key: str) -> tuple[Verdict, str]:
+    """"At every x": each x's per-seed effect judged by sentence ``key``; the weakest decides."""
+    parts = {x: judge(S[key], ratio_interval(list(r.values()))) for x, r in by_x.items()}
     return all_of(list(parts.values())), "; ".join(f"{x:g}: {v.effect.text()} ({v.verdict})" for x, v in parts.items())
 
 
-def _trend(by_x: dict, claim: str, paper: str, *, falls: bool = False, semilog: bool = False, what: str = "") -> Claim:
-    """A trend over the swept x: the slope of log(effect) on log(x) (on x itself for ``semilog``, a
-    parameter that can be 0) over the (x, seed) workloads, at least TREND in the paper's direction."""
-    e = (semilog_slope_interval if semilog else slope_interval)(*_xy(by_x))
-    return Claim.judged(claim, paper, at_least(invert(e) if falls else e, TREND),
-                        detail=f"{'minus ' if falls else ''}the slope of log {what} on {'' if semilog else 'log '}x; by x "
-                               + ", ".join(f"{x:g}: {ratio_interval(list(r.values())).estimate:.2f}x" for x, r in by_x.items()))
+def _slope(by_x: dict, *, semilog: bool = False):
+    """The slope of log(effect) on log(x) (on x itself for ``semilog``, a parameter that can be 0), one per
+    seed over its swept values, the interval over seeds."""
+    return paired_slope_interval(_series(by_x), semilog=semilog)
+
+
+def _trend_verdict(key: str, by_x: dict, *, semilog: bool = False, up: bool = True) -> Verdict:
+    """Sentence ``key``'s trend over the swept x; ``up``: the effect grows with x (a claim that it "falls as
+    x decreases", or "grows with x"), else it falls with x."""
+    e = _slope(by_x, semilog=semilog)
+    return at_least(e if up else invert(e), S[key].size)
+
+
+def _trend_detail(by_x: dict, what: str, semilog: bool = False) -> str:
+    return (f"one slope of log {what} on {'' if semilog else 'log '}x per seed; by x "
+            + ", ".join(f"{x:g}: {ratio_interval(list(r.values())).estimate:.2f}x" for x, r in by_x.items()))
 
 
 def _cost_gains(df: pd.DataFrame, sweep: str, metric: str = "plan_cost") -> dict:
@@ -175,9 +210,9 @@ def _matches_claim(df: pd.DataFrame) -> Claim:
     """Every method's global plan of one workload (x, seed) detects the same number of matches."""
     d = df[(df["x_name"] != "queries") & (df["metric"] == "matches") & (df["status"] == "ok")]
     grp = d.groupby(["x_name", "x_value", "seed"])["value"].nunique()
-    return Claim.judged("every method's global plan detects the same matches", "each pattern is detected exactly (Sections 3, 5)",
-                        none_differ(int((grp > 1).sum()), len(grp), "workloads"),
-                        detail="match counts across the methods of each workload (the tests compare the matches per pattern)")
+    return Claim.checked("every method's global plan detects the same matches",
+                         "match counts across the methods of each workload (the tests compare the matches per pattern)",
+                         none_differ(int((grp > 1).sum()), len(grp), "workloads"), unit="workload")
 
 
 def fig13(inp: SectionInput) -> Section:
@@ -201,37 +236,34 @@ def fig13(inp: SectionInput) -> Section:
     notes.append("optimizer time (median s per workload): " + ", ".join(f"{a} {v:.3g}" for a, v in t.items()))
     claims = []
     per_unit = f"c = TREND = {TREND:g} per unit r (a {math.exp(TREND):.2f}x change from r = 0 to 1)"
-    work = ON_METRIC["work"]  # each claim on throughput, then its sibling on work (NA's work over the method's, same rule)
-    for a, who in (("MST", "MST's"), ("LCSE", "LCSE's"), ("SH-MDT", "MOTTO's")):
-        paper = ("\"as the basic workload ratio (r) decreases ... the throughput of MST and LCSE decreases\"" if a != "SH-MDT"
-                 else "\"as r decreases, the throughput of MOTTO decreases\"")
-        claims.append(_trend(_by_seed(df, "r", a, "NA"), f"{who} throughput falls as r decreases", paper, semilog=True,
-                             what=f"{a}/NA throughput ({per_unit})"))
-        claims.append(_trend(_by_seed(df, "r", "NA", a, "work"), f"{who} gain over NA falls as r decreases {work}", paper, semilog=True,
-                             what=f"NA work / {a} work ({per_unit})"))
-    for a in ("MST", "LCSE", "SH-MDT"):  # the same trends on the deterministic planned cost
-        claims.append(_trend(_by_seed(df, "r", "NA", a, "plan_cost"), f"{a}'s planned gain falls as r decreases",
-                             "the trends above, on the plan's cost (our Cost_tree^multi) instead of the measured throughput",
-                             semilog=True, what=f"NA cost / {a} cost ({per_unit})"))
-    parts = {o: at_least(ratio_interval(_flat(_by_seed(df, "r", "SH-MDT", o))), GREATLY) for o in ("MST", "LCSE")}
-    claims.append(Claim.judged("MOTTO beats MST and LCSE", "\"MOTTO gives much more efficient execution solution\" (than MST and LCSE)",
-                               all_of(list(parts.values())),
-                               detail="throughput per workload (r, seed), identical plans: ratio 1: " + ", ".join(
-                                   f"SH-MDT/{o} {v.effect.text()} ({v.verdict})" for o, v in parts.items())))
-    parts = {o: at_least(ratio_interval(_flat(_by_seed(df, "r", o, "SH-MDT", "work"))), GREATLY) for o in ("MST", "LCSE")}
-    claims.append(Claim.judged(f"MOTTO beats MST and LCSE {work}", "\"MOTTO gives much more efficient execution solution\" (than MST and LCSE)",
-                               all_of(list(parts.values())),
-                               detail="work per workload (r, seed), identical plans: ratio 1: " + ", ".join(
-                                   f"{o}/SH-MDT {v.effect.text()} ({v.verdict})" for o, v in parts.items())))
-    v, detail = _every(_by_seed(df, "r", "SH-MDT", "NA"), BEATS)
-    claims.append(Claim.judged("MOTTO improves over NA at every r", "Fig. 13a: MOTTO above NA at every r", v,
-                               detail="SH-MDT/NA per seed, by r: " + detail))
-    v, detail = _every(_by_seed(df, "r", "NA", "SH-MDT", "work"), BEATS)
-    claims.append(Claim.judged(f"MOTTO improves over NA at every r {work}", "Fig. 13a: MOTTO above NA at every r", v,
-                               detail="NA/SH-MDT work per seed, by r: " + detail))
-    claims.append(Claim("the stock workload gains more than data-center monitoring",
-                        "\"the improvement is more significant in the stock market monitoring than in data center monitoring\"",
-                        "not run: no data-center data is bundled (Fig. 13b)", UNCHECKED, "not checkable: needs Fig. 13b's data-center stream"))
+    for a, key in (("MST", "mst_falls"), ("LCSE", "lcse_falls"), ("SH-MDT", "motto_falls")):
+        # "falls as r decreases": the throughput over NA grows with r; its siblings on work and on the planned cost
+        thr, wk, cost = _by_seed(df, "r", a, "NA"), _by_seed(df, "r", "NA", a, "work"), _by_seed(df, "r", "NA", a, "plan_cost")
+        vw = _trend_verdict(key, wk, semilog=True)
+        diag = _model_diagnosis(_trend_verdict(key, cost, semilog=True), vw)
+        claims.append(_row(key, _trend_verdict(key, thr, semilog=True), diagnose=diag,
+                           detail=_trend_detail(thr, f"{a}/NA throughput ({per_unit})", True)))
+        claims.append(_row(key, vw, sibling="work", diagnose=diag, detail=_trend_detail(wk, f"NA work / {a} work", True)))
+        claims.append(_row(key, _trend_verdict(key, cost, semilog=True), sibling="plan_cost", diagnose=diag,
+                           detail=_trend_detail(cost, f"NA cost / {a} cost (our Cost_tree^multi)", True)))
+
+    def beats(metric: str) -> tuple[Verdict, str]:
+        parts = {o: judge(S["motto_beats_mst_lcse"], ratio_interval(_per_seed(
+            _by_seed(df, "r", "SH-MDT", o) if metric == "throughput_eps" else _by_seed(df, "r", o, "SH-MDT", metric))))
+            for o in ("MST", "LCSE")}
+        return all_of(list(parts.values())), ", ".join(f"over {o} {v.effect.text()} ({v.verdict})" for o, v in parts.items())
+    (vt, dt), (vw, dw), (vc, _) = beats("throughput_eps"), beats("work"), beats("plan_cost")
+    diag = _model_diagnosis(vc, vw)
+    claims.append(_row("motto_beats_mst_lcse", vt, diagnose=diag, detail="per seed over the r values, identical plans: ratio 1: " + dt))
+    claims.append(_row("motto_beats_mst_lcse", vw, sibling="work", diagnose=diag, detail="their work over MOTTO's, per seed: " + dw))
+    (vt, dt), (vw, dw), (vc, _) = (_every(_by_seed(df, "r", "SH-MDT", "NA"), "motto_over_na"),
+                                   _every(_by_seed(df, "r", "NA", "SH-MDT", "work"), "motto_over_na"),
+                                   _every(_by_seed(df, "r", "NA", "SH-MDT", "plan_cost"), "motto_over_na"))
+    diag = _model_diagnosis(vc, vw)
+    claims.append(_row("motto_over_na", vt, diagnose=diag, detail="SH-MDT/NA per seed, by r: " + dt))
+    claims.append(_row("motto_over_na", vw, sibling="work", diagnose=diag, detail="NA/SH-MDT work per seed, by r: " + dw))
+    claims.append(Claim.unjudged(S["stock_over_datacenter"], "not run: no data-center data is bundled (Fig. 13b)", UNCHECKED,
+                                 "not checkable: needs Fig. 13b's data-center stream", unit=UNIT))
     claims.append(_matches_claim(df))
     capped = df[df["status"].astype(str).str.startswith("capped")]
     if len(capped):
@@ -267,30 +299,28 @@ def fig14(inp: SectionInput) -> Section:
         fin = _optimizer(df, "finished").get("exact", {})
         notes.append("queries, exact search finished within its budget: " + ", ".join(
             f"{x:g}: {int(sum(v))} of {len(v)}" for x, v in sorted(fin.items())))
-        grows = [slope_interval(*_xy(_by_seed(df, "queries", a, metric="planned_gain"))) for a in ("exact", "annealing")]
-        parts = [at_least(e, TREND) for e in grows]
-        claims.append(Claim.judged("the planned improvement grows with the number of queries",
-                                   "\"the improvement with both approaches scales with an increasing number of queries\"", all_of(parts),
-                                   detail="optimizer side (planned gain, not throughput): slope of log planned gain on log queries over "
-                                          "(queries, seed) workloads: " + ", ".join(f"{a} {v.effect.text()} ({v.verdict})" for a, v in zip(("exact", "annealing"), parts))))
+        parts = [judge(S["improvement_scales"], _slope(_by_seed(df, "queries", a, metric="planned_gain"))) for a in ("exact", "annealing")]
+        claims.append(_row("improvement_scales", all_of(parts), label="exact and annealing: the planned improvement grows with the number of queries",
+                           sibling="planned_gain",
+                           detail="optimizer side (planned gain, not throughput): one slope of log planned gain on log queries per seed: "
+                                  + ", ".join(f"{a} {v.effect.text()} ({v.verdict})" for a, v in zip(("exact", "annealing"), parts))))
         r = _by_seed(df, "queries", "exact", "annealing", "planned_gain")
-        claims.append(Claim.judged("the exact optimizer gives a better improvement than annealing",
-                                   "\"as expected, the exact algorithm gives a better performance improvement\"",
-                                   at_least(ratio_interval(_flat(r)), BEATS),
-                                   detail="exact over annealing planned gain per workload (queries, seed); the same plan: ratio 1"))
-        te = slope_interval(*_xy(_by_seed(df, "queries", "exact", metric="optimizer_s")))
-        ta = slope_interval(*_xy(_by_seed(df, "queries", "annealing", metric="optimizer_s")))
-        parts = [at_least(te, 1.0), comparable(ta, LINEAR)]
-        claims.append(Claim.judged("the exact search's time grows fast; annealing's stays near constant",
-                                   "\"the approximate solution converges in a constant running time of 20 seconds ... the overhead "
-                                   "of exact solution increases fast with increasing number of queries\"", all_of(parts),
-                                   detail=f"slope of log optimizer time on log queries: exact {te.text()} (at least 1, {parts[0].verdict}); "
-                                          f"annealing {ta.text()} (flat: 0 +- {LINEAR:g}, {parts[1].verdict})"))
+        claims.append(_row("exact_better", judge(S["exact_better"], ratio_interval(_per_seed(r))), sibling="planned_gain",
+                           label="the exact optimizer gives a better improvement than annealing",
+                           detail="exact over annealing planned gain per seed (its query counts pooled); the same plan: ratio 1"))
+        te = _slope(_by_seed(df, "queries", "exact", metric="optimizer_s"))
+        ta = _slope(_by_seed(df, "queries", "annealing", metric="optimizer_s"))
+        parts = [judge(S["optimizer_time"], te), comparable(ta, LINEAR)]
+        claims.append(_row("optimizer_time", all_of(parts),
+                           detail=f"slope of log optimizer time on log queries: exact {te.text()} (at least 1, {parts[0].verdict}); "
+                                  f"annealing {ta.text()} (flat: 0 +- {LINEAR:g}, {parts[1].verdict}); one slope per seed"))
     a_figs, a_notes, a_claims = _fig14a_throughput(df, inp.figure_dir)
     b_figs, b_notes, b_claims = _fig14b(df, inp.figure_dir)
     figs += a_figs + b_figs
     notes += a_notes + b_notes
-    claims += a_claims + b_claims
+    # Figure 14(a): each claim on throughput, then its sibling on the optimizer's planned gain
+    order = ("improvement_scales", "exact_better", "optimizer_time")
+    claims = sorted(a_claims + claims, key=lambda c: (order.index(c.key) if c.key in order else len(order), bool(c.sibling))) + b_claims
     # (c) window ratio
     g = gains(df, "window_ratio", base="NA")
     if g:
@@ -298,21 +328,20 @@ def fig14(inp: SectionInput) -> Section:
                       "motto_fig14c_window", "normalized throughput (x NA)", log_x=True)
         notes += _sweep_notes(df, g, "window_ratio", "window ratio")
         w = _by_seed(df, "window_ratio", "SH-MDT", "NA")
-        v, detail = _every(w, BEATS)
-        claims.append(Claim.judged("MOTTO improves throughput at every window ratio", "\"MOTTO improves the throughput on all settings\" (Fig. 14c)",
-                                   v, detail="SH-MDT/NA per seed, by window ratio: " + detail))
+        v, detail = _every(w, "windows_all")
+        claims.append(_row("windows_all", v, diagnose=not_modelled(NO_MODEL.replace("Spark tasks on cores", "window ratios")),
+                           detail="SH-MDT/NA per seed, by window ratio: " + detail))
         if 1.0 in w:
             eq = w[1.0]
-            parts = {x: at_least(ratio_interval([eq[k] / r[k] for k in eq if k in r]), BEATS) for x, r in w.items() if x != 1.0}
-            claims.append(Claim.judged("the gain is highest when the windows are equal", "\"the performance gain for the case where s_w = b_w is the highest\"",
-                                       all_of(list(parts.values())), detail="SH-MDT/NA at 1:1 over that at each other ratio, per seed: "
+            parts = {x: judge(S["windows_equal_highest"], ratio_interval([eq[k] / r[k] for k in eq if k in r])) for x, r in w.items() if x != 1.0}
+            claims.append(_row("windows_equal_highest", all_of(list(parts.values())), diagnose=not_modelled("not modelled: no cost model of the window ratios' gains"),
+                               detail="SH-MDT/NA at 1:1 over that at each other ratio, per seed: "
                                        + ", ".join(f"{x:g}: {v.effect.text()} ({v.verdict})" for x, v in parts.items())))
             big = pooled({x: r for x, r in w.items() if x > 1})
             small = pooled({x: r for x, r in w.items() if x < 1})
-            claims.append(Claim.judged("a smaller source window gains least",
-                                       "\"the performance gain for the case where s_w < b_w is the lowest\" (s_w > b_w decreases slightly)",
-                                       at_least(ratio_interval([big[k] / small[k] for k in big if k in small]), BEATS),
-                                       detail="per seed, SH-MDT/NA over the ratios s_w > b_w over that over s_w < b_w (geometric means)"))
+            claims.append(_row("windows_smaller_lowest", judge(S["windows_smaller_lowest"], ratio_interval([big[k] / small[k] for k in big if k in small])),
+                               diagnose=not_modelled("not modelled: no cost model of the window ratios' gains"),
+                               detail="per seed, SH-MDT/NA over the ratios s_w > b_w over that over s_w < b_w (geometric means)"))
     # (d) nesting level
     g = gains(df, "nesting", base="NA")
     if g:
@@ -320,12 +349,11 @@ def fig14(inp: SectionInput) -> Section:
                       "motto_fig14d_nesting", "normalized throughput (x NA)")
         notes += _sweep_notes(df, g, "nesting", "nesting")
         n = _by_seed(df, "nesting", "SH-MDT", "NA")
-        v, detail = _every(n, GREATLY)
-        claims.append(Claim.judged("MOTTO still gains over NA at every nesting level",
-                                   "\"MOTTO is still able to significantly reduce the execution cost of multiple nested pattern queries\"",
-                                   v, detail="SH-MDT/NA per seed, by nesting level: " + detail))
-        claims.append(_trend(n, "deeper nesting lowers MOTTO's gain", "\"the deeper nested level decreases the sharing opportunities\"",
-                             falls=True, what="SH-MDT/NA throughput"))
+        v, detail = _every(n, "nesting_gains")
+        nest = not_modelled("not modelled: no cost model of the nesting levels' gains")
+        claims.append(_row("nesting_gains", v, diagnose=nest, detail="SH-MDT/NA per seed, by nesting level: " + detail))
+        claims.append(_row("nesting_falls", judge(S["nesting_falls"], _slope(n)), diagnose=nest,
+                           detail=_trend_detail(n, "SH-MDT/NA throughput")))
     claims.append(_matches_claim(df))
     capped = df[df["status"].astype(str).str.startswith("capped")]
     if len(capped):
@@ -350,8 +378,8 @@ def _same_plans(df: pd.DataFrame, sweep: str, a: str, b: str) -> tuple[int, int]
 def _fig14a_throughput(df: pd.DataFrame, figure_dir) -> tuple[list, list[str], list[Claim]]:
     g = {a: v for a, v in gains(df, "queries", base="NA").items() if a in ("exact", "annealing")}
     if not g:
-        return [], [], [Claim("the throughput improvement grows with the number of queries",
-                              "Fig. 14a (throughput)", "not run", UNCHECKED, "not checkable: no queries-sweep cells")]
+        return [], [], [Claim.unjudged(S["improvement_scales"], "not run", UNCHECKED, "not checkable: no queries-sweep cells", unit=UNIT,
+                                       label=S["improvement_scales"].claim.format(alg="exact and annealing"))]
     figs = _plot(g, "queries", "MOTTO Fig. 14a: throughput over NA, exact vs annealing Steiner search", figure_dir,
                  "motto_fig14a_throughput", "normalized throughput (x NA)")
     notes = [f"queries, throughput over NA, {a}: {_fmt(g, a)}" for a in ("exact", "annealing") if a in g]
@@ -359,13 +387,17 @@ def _fig14a_throughput(df: pd.DataFrame, figure_dir) -> tuple[list, list[str], l
     notes += [f"queries, work gain over NA (join combinations examined; deterministic), {a}: {_fmt(wg, a)}" for a in g if a in wg]
     same, n = _same_plans(df, "queries", "exact", "annealing")
     notes.append(f"queries, workloads where exact and annealing chose the same global plan: {same} of {n}")
-    claims = [_trend(_by_seed(df, "queries", a, "NA"), f"{a}: the throughput improvement grows with the number of queries",
-                     "\"the improvement with both approaches scales with an increasing number of queries\"", what=f"{a}/NA throughput")
-              for a in ("exact", "annealing") if a in g]
-    claims.append(Claim.judged("the exact search's plans give more throughput than annealing's",
-                               "\"as expected, the exact algorithm gives a better performance improvement\" (Fig. 14a, throughput)",
-                               at_least(ratio_interval(_flat(_by_seed(df, "queries", "exact", "annealing"))), BEATS),
-                               detail=f"exact / annealing throughput per workload (queries, seed); the same plan (on {same} of {n} workloads): ratio 1"))
+    claims = []
+    for a in ("exact", "annealing"):
+        if a in g:
+            by = _by_seed(df, "queries", a, "NA")
+            diag = _model_diagnosis(_trend_verdict("improvement_scales", _by_seed(df, "queries", "NA", a, "plan_cost")), None)
+            claims.append(_row("improvement_scales", _trend_verdict("improvement_scales", by), diagnose=diag,
+                               label=S["improvement_scales"].claim.format(alg=a), detail=_trend_detail(by, f"{a}/NA throughput")))
+    diag = _model_diagnosis(judge(S["exact_better"], ratio_interval(_per_seed(_by_seed(df, "queries", "annealing", "exact", "plan_cost")))), None)
+    claims.append(_row("exact_better", judge(S["exact_better"], ratio_interval(_per_seed(_by_seed(df, "queries", "exact", "annealing")))),
+                       diagnose=diag,
+                       detail=f"exact / annealing throughput per seed (its query counts pooled); the same plan (on {same} of {n} workloads): ratio 1"))
     return figs, notes, claims
 
 
@@ -386,8 +418,7 @@ def _speedups(df: pd.DataFrame, alg: str) -> dict:
 def _fig14b(df: pd.DataFrame, figure_dir) -> tuple[list, list[str], list[Claim]]:
     d = df[df["x_name"] == "cores"]
     algs = sorted(a for a in d["algorithm"].unique() if a != "serial")
-    not_run = [Claim("throughput scales with CPU cores", "Fig. 14b: 1 to 6 cores, \"excellent scalability\"", "not run", UNCHECKED,
-                     "not checkable: no core cells")]
+    not_run = [Claim.unjudged(S["cores_scale"], "not run", UNCHECKED, "not checkable: no core cells", unit=UNIT)]
     if not len(d) or not algs:
         return [], [], not_run
     alg = algs[0]
@@ -430,14 +461,12 @@ def _fig14b(df: pd.DataFrame, figure_dir) -> tuple[list, list[str], list[Claim]]
     claims = []
     two = sp.get(2.0)
     if two:
-        claims.append(Claim.judged("throughput grows from 1 to 2 cores", "Fig. 14b: \"MOTTO demonstrates excellent scalability\"",
-                                   at_least(ratio_interval(two), GREATLY),
-                                   detail=f"{alg}, 2 tasks on 2 cores over 1, paired per workload (c = {GREATLY:g}: linear would be 2x)"))
+        claims.append(_row("cores_scale", judge(S["cores_scale"], ratio_interval(two)), diagnose=not_modelled(NO_MODEL),
+                           detail=f"{alg}, 2 tasks on 2 cores over 1, paired per workload (c = {GREATLY:g}: linear would be 2x)"))
     more = {x: v for x, v in sp.items() if x > 2}
-    claims.append(Claim("throughput keeps growing up to 6 cores", "Fig. 14b: throughput of 1 to 6 cores",
-                        (f"measured on a 2-core machine: {_fmt({'s': more}, 's')} over 1 core; past 2, the tasks share the "
-                         "same 2 cores" if more else "not run"), UNCHECKED,
-                        "not checkable here: the machine has 2 cores, so the curve can only flatten past 2"))
+    claims.append(Claim.unjudged(S["cores_six"], (f"measured on a 2-core machine: {_fmt({'s': more}, 's')} over 1 core; past 2, the tasks "
+                                                  "share the same 2 cores" if more else "not run"), UNCHECKED,
+                                 "not checkable here: the machine has 2 cores, so the curve can only flatten past 2", unit=UNIT))
     claims.append(_parallel_claim(d, alg))
     return figs, notes, claims
 
@@ -446,12 +475,11 @@ def _parallel_claim(d: pd.DataFrame, alg: str) -> Claim:
     """The k-task run detects per pattern what the one-thread run detects: the cells' deterministic
     ``parallel_mismatches`` (patterns whose counts differ), or -- for cells stored before it was
     recorded, which asserted equality when they ran -- the two runs' total match counts."""
-    claim, paper = "the parallel run detects what the single-thread run detects", "\"the parallelism does not decrease\" (sharing composes queries into one plan)"
+    claim = "the parallel run detects what the single-thread run detects"
     mm = d[(d["metric"] == "parallel_mismatches") & (d["status"] == "ok")]
     if len(mm):
-        return Claim.judged(claim, paper, none_differ(int((mm["value"] > 0).sum()), int(mm["cell_id"].nunique()), "cells"),
-                            detail=f"patterns whose {alg} k-task counts differ from the one-thread run's, per cell: {int(mm['value'].sum())} in all")
+        return Claim.checked(claim, f"patterns whose {alg} k-task counts differ from the one-thread run's, per cell: {int(mm['value'].sum())} in all",
+                             none_differ(int((mm["value"] > 0).sum()), int(mm["cell_id"].nunique()), "cells"), unit="cell")
     m = d[(d["metric"] == "matches") & (d["status"] == "ok")].groupby(["x_value", "seed"])["value"].nunique()
-    return Claim.judged(claim, paper, none_differ(int((m > 1).sum()), len(m), "cells"),
-                        detail="the cells lack parallel_mismatches (stored before it was recorded): total match counts of the k-task "
-                               "and one-thread runs compared instead")
+    return Claim.checked(claim, "the cells lack parallel_mismatches (stored before it was recorded): total match counts of the k-task "
+                                "and one-thread runs compared instead", none_differ(int((m > 1).sum()), len(m), "cells"), unit="cell")

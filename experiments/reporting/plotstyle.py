@@ -25,6 +25,9 @@ from scipy import stats
 
 from cep.io_utils import write_if_changed
 
+# matplotlib and seaborn are imported inside the drawing functions, not here: pyplot() must choose the Agg
+# backend before pyplot is imported, and what only reads the report's tables (mean_ci, style) does not load them.
+
 # colour-blind-safe base colours (Okabe-Ito, then tab10 extras)
 _C = {
     "black": "#000000",
@@ -134,8 +137,6 @@ def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, f
 
 def pyplot():
     """matplotlib's pyplot with the Agg backend and the house theme."""
-    # matplotlib is imported here and in the drawing functions, not at the top: the Agg backend must be
-    # chosen before pyplot is imported, and what reads the report's tables without drawing does not load it
     import matplotlib
 
     matplotlib.use("Agg")

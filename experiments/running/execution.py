@@ -18,6 +18,8 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
+from cep.errors import ConfigError
+
 from experiments.data.spark import stop_spark
 from experiments.running.metadata import RunMetadata
 from experiments.running.runners import RunSummary, SerialRunner, make_runner, run_cells
@@ -80,7 +82,7 @@ def execute_cells(
         print(
             f"{name}: warning: {stale} cells stored in {out_dir} are not cells of this configuration (an earlier "
             "one); they stay in the store and its tables and report include them -- run into an empty results "
-            "folder to keep them apart",
+            "folder to keep them apart, or pass --replace to replace them",
             file=sys.stderr,
         )
     meta.write()
@@ -97,6 +99,11 @@ def execute_cells(
     finally:
         df = store.consolidate()
     print(f"{name}: {len(df)} result rows in {store.table_path}", file=sys.stderr)
+    lost = unaccounted(store, todo)
+    if lost:
+        print(f"{name}: {len(lost)} of {len(todo)} cells were neither stored nor recorded as failed (e.g. {lost[0]}): "
+              "the run counts them as failed and the next run retries them", file=sys.stderr)
+        summary = RunSummary(summary.run, summary.failed + len(lost))
     if summary.failed:
         print(
             f"{name}: {summary.failed} of {len(todo)} cells failed; their tracebacks are in {store.failures_dir}/ "
@@ -104,6 +111,14 @@ def execute_cells(
             file=sys.stderr,
         )
     return summary
+
+
+def unaccounted(store: ResultStore, specs: Sequence[Mapping]) -> list[str]:
+    """The ids of the cells of ``specs`` that are neither stored nor recorded as failed: what a run that ends
+    checks, so that a runner or a cell that lost cells without a word cannot pass for a complete run."""
+    done = store.done_ids()
+    failed = {p.stem for p in store.failures()}
+    return [cid for cid in (cell_id(s) for s in specs) if cid not in done and cid not in failed]
 
 
 def run_all_cells(cfg, out_dir: Path, cell_fn: Callable[[Mapping], list], cells, *, keys: Keys | None) -> int:
@@ -122,6 +137,9 @@ def run_all_cells(cfg, out_dir: Path, cell_fn: Callable[[Mapping], list], cells,
         plan = plan if isinstance(plan, Cells) else Cells.of(plan)
         meta.update(**plan.facts)
         everything = plan.specs
+        if not everything:
+            raise ConfigError(f"{cfg.exp.name}: this configuration gives no cells (see its settings: python -m experiments "
+                              f"run +exp={cfg.exp.name} --estimate); nothing to run or store")
         for phase in plan.phases:
             on = runner
             if phase.in_driver:
@@ -133,6 +151,7 @@ def run_all_cells(cfg, out_dir: Path, cell_fn: Callable[[Mapping], list], cells,
     finally:
         runner.close()
         outcome = runner.outcome() if hasattr(runner, "outcome") else {}
-        meta.finish(cells_total=len(everything), cells_run=sum(s.run for s in summaries),
-                    cells_failed=sum(s.failed for s in summaries), rows=len(ResultStore(out_dir).load()), **outcome)
+        if everything:
+            meta.finish(cells_total=len(everything), cells_run=sum(s.run for s in summaries),
+                        cells_failed=sum(s.failed for s in summaries), rows=len(ResultStore(out_dir).load()), **outcome)
     return sum(s.failed for s in summaries)

@@ -12,8 +12,10 @@ from datetime import datetime, timezone
 from importlib import metadata as importlib_metadata
 from pathlib import Path
 
+from cep.errors import StoreError
 from cep.io_utils import atomic_write_text
 from experiments.data.datasets import REPO_ROOT, resolve_path
+from experiments.running.store import DAMAGED
 
 PACKAGES = ("pyspark", "hydra-core", "pandas", "pyarrow", "numpy", "matplotlib", "seaborn", "joblib", "lark", "tqdm")
 
@@ -31,6 +33,45 @@ def uncommitted_changes() -> list[str]:
     except (OSError, subprocess.TimeoutExpired):
         return []
     return [line for line in out.stdout.splitlines() if line.strip()] if out.returncode == 0 else []
+
+
+#: the package directories whose files are the code a run runs (and configs/, what it is configured with)
+CODE_DIRS = ("cep", "algorithms", "evaluators", "experiments", "configs")
+
+
+def untracked_code() -> list[str]:
+    """The files under :data:`CODE_DIRS` that git does not track (and does not ignore): code a run may
+    import that no commit holds.  Empty outside git."""
+    try:
+        out = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "--", *CODE_DIRS],
+                             cwd=REPO_ROOT, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return [line[3:] for line in out.stdout.splitlines() if line.startswith("?? ")] if out.returncode == 0 else []
+
+
+#: keys of a run's config that do not change what its cells are (how and where they run)
+NOT_CONFIGURATION = ("runner", "progress", "results_dir", "reference")
+
+
+def configuration(config: dict) -> dict:
+    """What of a run's resolved config decides its cells: all but :data:`NOT_CONFIGURATION`."""
+    return {k: v for k, v in (config or {}).items() if k not in NOT_CONFIGURATION}
+
+
+def first_difference(a, b, at: str = "") -> tuple[str, object, object] | None:
+    """The first dotted key (in key order) where two configs differ, with its two values; None if equal."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b), key=str):
+            d = first_difference(a.get(k), b.get(k), f"{at}.{k}" if at else str(k))
+            if d is not None:
+                return d
+        return None
+    return None if a == b else (at, a, b)
+
+
+#: what ``legs`` keeps of each earlier leg of a resumed run
+LEG_KEYS = ("start_time", "end_time", "duration_s", "git_commit", "runner", "cells_run", "cells_failed")
 
 
 def git_commit() -> str | None:
@@ -106,6 +147,10 @@ class RunMetadata:
             "end_time": None,
             **extra,
         }
+        # a run resumed in a folder its configuration ran in before: the folder's table is every leg's
+        earlier = load_meta(self.path.parent)
+        if earlier and first_difference(configuration(earlier.get("config")), configuration(config)) is None:
+            self.data["legs"] = [*earlier.get("legs", []), {k: earlier.get(k) for k in LEG_KEYS}]
 
     def update(self, **kw) -> None:
         self.data.update(kw)
@@ -121,6 +166,15 @@ class RunMetadata:
 
 
 def load_meta(exp_dir: Path) -> dict:
-    """The ``metadata.json`` of a results folder (empty if it has none)."""
+    """The ``metadata.json`` of a results folder (empty if it has none); a damaged one is a one-line
+    :class:`StoreError` naming it."""
     p = Path(exp_dir) / "metadata.json"
-    return json.loads(p.read_text()) if p.exists() else {}
+    if not p.exists():
+        return {}
+    try:
+        meta = json.loads(p.read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise StoreError(f"{p}: not a readable metadata file ({' '.join(str(e).split())}); {DAMAGED}") from None
+    if not isinstance(meta, dict):
+        raise StoreError(f"{p}: holds a JSON {type(meta).__name__}, not the object a run writes; {DAMAGED}")
+    return meta

@@ -28,6 +28,7 @@ from tqdm import tqdm
 
 from cep.errors import ConfigError
 from experiments.data.spark import get_spark, spark_version
+from experiments.running.exits import refusing_exit
 
 CellFn = Callable[[Mapping], object]
 
@@ -57,14 +58,27 @@ class JoblibRunner:
         self.concurrency = max(1, min(int(n_jobs), cores))
 
     def map(self, fn: CellFn, specs: Sequence[Mapping]) -> Iterator[tuple[Mapping, object]]:
+        """Each spec in a worker process.  A worker that dies (a crash, the out-of-memory killer) breaks the
+        pool: every cell not finished by then yields ``{"error": ...}`` saying so, so that the run records it
+        as failed (the next run retries it) rather than ending with a traceback or without it."""
         from joblib import Parallel, delayed  # the joblib runner's own dependency, imported when it runs
+        from joblib.externals.loky.process_executor import BrokenProcessPool
 
         specs = list(specs)
         results = Parallel(n_jobs=self.concurrency, return_as="generator_unordered")(
             delayed(_tagged)(fn, i, s) for i, s in enumerate(specs)
         )
-        for i, r in results:
-            yield specs[i], r
+        finished: set[int] = set()
+        try:
+            for i, r in results:
+                finished.add(i)
+                yield specs[i], r
+        except BrokenProcessPool as e:  # TerminatedWorkerError included
+            reason = " ".join(str(e).split())
+            for i, s in enumerate(specs):
+                if i not in finished:
+                    yield s, {"error": "a joblib worker process died while this cell or another ran, and the pool stopped "
+                                       f"every cell not finished by then: {reason}\n"}
 
     def describe(self) -> dict:
         return {"runner": self.name, "concurrency": self.concurrency}
@@ -159,7 +173,8 @@ def guarded(fn: CellFn, spec: Mapping) -> dict:
     traceback}`` when it raises (so that a failing cell neither stops the run nor is stored as finished)."""
     started = time.perf_counter()
     try:
-        rows = fn(spec)
+        with refusing_exit("a cell"):  # sys.exit or os._exit in a cell is its failure, not the end of the run
+            rows = fn(spec)
     except Exception:  # noqa: BLE001 - kept whole in the failure log, never hidden
         return {"error": traceback.format_exc()}
     return {"rows": rows, "seconds": time.perf_counter() - started}

@@ -72,7 +72,16 @@ def resolve(cfg: DictConfig, keys: Keys | None = None) -> dict:
     missing = [k for k in (keys.required if keys is not None else ()) if k not in out]
     if missing:
         raise ConfigError(f"{where}.{name} lacks {', '.join(missing)}")
+    for k in COUNTS:
+        v = out.get(k)
+        if k in out and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+            set_by = f"exp.{k}" if exp.get(k) is not None else f"{where}.{name}.{k}"
+            raise ConfigError(f"{set_by}={v!r}: {k} is a count, a whole number at least 1")
     return out
+
+
+#: per-scale keys that count things a run makes (patterns, repetitions): whole numbers at least 1
+COUNTS = ("patterns_per_size", "repeats")
 
 
 def settings(cfg: DictConfig, keys: Keys | None = None) -> dict:

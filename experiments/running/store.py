@@ -25,6 +25,7 @@ import gzip
 import hashlib
 import io
 import json
+import zlib
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -32,6 +33,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from cep.errors import StoreError
 from cep.io_utils import atomic_write_bytes, atomic_write_text
 from cep.metrics import METRICS
 
@@ -59,6 +61,8 @@ COLUMNS: dict[str, pa.DataType] = {
     "x_value": pa.float64(),
 }
 SCHEMA = pa.schema([pa.field(k, t) for k, t in COLUMNS.items()])
+#: what a one-line StoreError on a damaged file of a results folder advises
+DAMAGED = "restore it (git checkout -- <file>, in results/) or remove the folder and run again"
 
 
 
@@ -85,7 +89,11 @@ def cell_id(spec: Mapping) -> str:
 def read_rows(path: Path) -> pd.DataFrame:
     """A rows file as a frame of exactly :data:`SCHEMA`; columns added to the schema after the file
     was written (``x_name``, ``x_value``) come back as nulls."""
-    table = pq.read_table(path)
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError) as e:
+        reason = " ".join(str(e).split()).replace(f"Could not open Parquet input source '{path}': ", "")
+        raise StoreError(f"{path}: not a readable Parquet table ({reason}); {DAMAGED}") from None
     for name in SCHEMA.names:
         if name not in table.column_names:
             table = table.append_column(name, pa.nulls(len(table), SCHEMA.field(name).type))
@@ -165,12 +173,14 @@ class ResultStore:
     def cell_lines(self) -> list[str]:
         """The stored cell specifications, one JSON text per line as written (a repeated cell stays
         repeated: the failover check counts them)."""
-        if self.cells_path.exists():
-            text = gzip.decompress(self.cells_path.read_bytes()).decode()
-        elif self.uncompressed_cells_path.exists():
-            text = self.uncompressed_cells_path.read_text()
-        else:
+        path = self.cells_path if self.cells_path.exists() else self.uncompressed_cells_path
+        if not path.exists():
             return []
+        try:
+            data = path.read_bytes()
+            text = (gzip.decompress(data) if path == self.cells_path else data).decode()
+        except (OSError, EOFError, zlib.error, UnicodeDecodeError) as e:
+            raise StoreError(f"{path}: not readable cell specifications ({type(e).__name__}: {' '.join(str(e).split())}); {DAMAGED}") from None
         return [line for line in text.splitlines() if line.strip()]
 
     def write_cell_lines(self, lines: Iterable[str]) -> None:
@@ -182,10 +192,18 @@ class ResultStore:
 
     def load_cells(self) -> dict[str, dict]:
         out: dict[str, dict] = {}
-        for line in self.cell_lines():
-            spec = json.loads(line)
+        for i, line in enumerate(self.cell_lines(), 1):
+            try:
+                spec = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise StoreError(f"{self._cells_file()}, line {i}: not a JSON cell specification ({e.msg}); {DAMAGED}") from None
+            if not isinstance(spec, dict) or not isinstance(spec.get("cell_id"), str):
+                raise StoreError(f"{self._cells_file()}, line {i}: a cell specification without its cell_id; {DAMAGED}")
             out[spec["cell_id"]] = spec
         return out
+
+    def _cells_file(self) -> Path:
+        return self.cells_path if self.cells_path.exists() else self.uncompressed_cells_path
 
     def done_ids(self) -> set[str]:
         done = set(self.load()["cell_id"].unique())

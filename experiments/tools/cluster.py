@@ -189,4 +189,13 @@ class LocalCluster:
             d = json.loads(Path(path).read_text())
         except FileNotFoundError:
             raise ConfigError(f"{path}: no cluster started (python -m experiments cluster start)") from None
-        return cls(d["master_url"], d["master_pid"], list(d["worker_pids"]), d["ui_port"], Path(d["work_dir"]))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise ConfigError(f"{path}: not a cluster state file ({' '.join(str(e).split())}); stop its processes by hand "
+                              "if any run, remove the file and start again") from None
+        try:
+            return cls(str(d["master_url"]), int(d["master_pid"]), [int(p) for p in d["worker_pids"]], int(d["ui_port"]),
+                       Path(d["work_dir"]))
+        except (TypeError, KeyError, ValueError) as e:
+            what = f"lacks {e.args[0]!r}" if isinstance(e, KeyError) else f"a field of the wrong kind: {' '.join(str(e).split())}"
+            raise ConfigError(f"{path}: not a cluster state file ({what}); stop its processes by hand if any run, remove the file "
+                              "and start again") from None

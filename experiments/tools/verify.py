@@ -34,10 +34,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from cep.errors import StoreError
 from cep.metrics import DETERMINISTIC, MEASURED
 from experiments.exps import kind_module
 from experiments.running.metadata import load_meta
-from experiments.running.store import ResultStore
+from experiments.running.store import DAMAGED, ResultStore
 from experiments.tools.tables import text_table
 
 SHOWN = "shown only"
@@ -65,8 +66,13 @@ def _close(a: float, b: float) -> bool:
 
 
 def cell_function(exp_dir: Path):
-    """The cell function of the experiment kind that produced ``exp_dir`` (from its metadata)."""
-    kind = ((load_meta(exp_dir).get("config") or {}).get("exp") or {}).get("kind", "jqpg")
+    """The cell function of the experiment kind that produced ``exp_dir`` (from its metadata; a folder whose
+    metadata.json is missing or names no kind is a one-line StoreError naming the file)."""
+    meta = load_meta(exp_dir)
+    kind = ((meta.get("config") or {}).get("exp") or {}).get("kind")
+    if kind is None:
+        what = "names no experiment kind (config.exp.kind)" if meta else "is missing"
+        raise StoreError(f"{Path(exp_dir) / 'metadata.json'}: {what}, so verify cannot tell how to re-run the cells; {DAMAGED}")
     return kind_module(kind).run_cell
 
 
@@ -91,22 +97,45 @@ def pick_cells(cells: dict[str, dict], ids: list[str], sample: int, seed: int, m
     return random.Random(seed).sample(ids, min(sample, len(ids)))
 
 
-def verify_experiment(exp_dir: Path, sample: int, seed: int, max_cell_s: float | None = None) -> list[Difference]:
-    """Re-run a seeded sample of ``sample`` stored cells and compare (see the module docstring), picked by
-    :func:`pick_cells`."""
+@dataclass
+class Sampled:
+    """A stored cell picked for re-running: its specification (as re-run), its committed rows and the run
+    time stored with it (``_cell_s``: what the re-run is expected to take)."""
+
+    exp_dir: Path
+    cell_id: str
+    spec: dict
+    committed: pd.DataFrame
+    stored_s: float
+
+
+def sample_experiment(exp_dir: Path, sample: int, seed: int, max_cell_s: float | None = None) -> list[Sampled]:
+    """The cells of ``exp_dir`` that :func:`pick_cells` picks, ready to re-run."""
     store = ResultStore(exp_dir)
     table = store.load()
     cells = store.load_cells()
     if table.empty or not cells:
         return []
-    run_cell = cell_function(exp_dir)
     picked = pick_cells(cells, sorted(set(table["cell_id"]) & set(cells)), sample, seed, max_cell_s)
-    out: list[Difference] = []
+    out = []
     for cid in picked:
         committed = table[table["cell_id"] == cid]
-        spec = replay_spec(cells[cid], committed)
-        out += compare_cell(exp_dir.name, cid, spec, committed, pd.DataFrame(run_cell(spec)))
+        out.append(Sampled(Path(exp_dir), cid, replay_spec(cells[cid], committed), committed, float(cells[cid].get("_cell_s", 0.0))))
     return out
+
+
+def verify_sampled(cell: Sampled, run_cell=None) -> list[Difference]:
+    """Re-run one sampled cell (with ``run_cell``, default its experiment kind's) and compare."""
+    run_cell = run_cell or cell_function(cell.exp_dir)
+    return compare_cell(cell.exp_dir.name, cell.cell_id, cell.spec, cell.committed, pd.DataFrame(run_cell(cell.spec)))
+
+
+def verify_experiment(exp_dir: Path, sample: int, seed: int, max_cell_s: float | None = None) -> list[Difference]:
+    """Re-run a seeded sample of ``sample`` stored cells and compare (see the module docstring), picked by
+    :func:`pick_cells`."""
+    sampled = sample_experiment(exp_dir, sample, seed, max_cell_s)
+    run_cell = cell_function(exp_dir) if sampled else None
+    return [d for cell in sampled for d in verify_sampled(cell, run_cell)]
 
 
 def compare_cell(name: str, cid: str, spec: dict, committed: pd.DataFrame, rows: pd.DataFrame) -> list[Difference]:

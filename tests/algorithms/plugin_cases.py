@@ -3,6 +3,9 @@ conformance suite: one that is correct, and broken ones, each broken in one way.
 
 from __future__ import annotations
 
+import os
+import sys
+
 from cep.global_plans import build_global_plan
 from cep.plans import OrderPlan
 
@@ -86,3 +89,73 @@ class BudgetEchoOptimizer(WrittenOrderOptimizer):
         if time_limit > 60:
             raise ValueError(f"time limit {time_limit} s")
         return super().optimize(clauses, models, time_limit=time_limit)
+
+
+class ExitingPlanner(ReversePlanner):
+    """Broken: ends the process with sys.exit(0), as if all went well."""
+
+    name = "EXITING"
+
+    def _order(self, model, prefix, rng):
+        sys.exit(0)
+
+
+class HardExitingPlanner(ReversePlanner):
+    """Broken: ends the process with os._exit(0), which skips every handler."""
+
+    name = "HARD-EXITING"
+
+    def _order(self, model, prefix, rng):
+        os._exit(0)
+
+
+class NamedLikeABuiltin(ReversePlanner):
+    """Broken: takes a built-in planner's name, so its rows would pass for DP-LD's."""
+
+    name = "DP-LD"
+
+
+class Nameless(OrderPlanner):
+    """Broken: declares no name."""
+
+    def _order(self, model, prefix, rng):
+        return list(range(model.n)), None
+
+
+class RaisingConstructor(ReversePlanner):
+    """Broken: its constructor raises."""
+
+    name = "RAISING-CONSTRUCTOR"
+
+    def __init__(self, *, seed: int = 0) -> None:
+        raise RuntimeError("no constructor today")
+
+
+class WrongOrder(OrderPlanner):
+    """Broken: an order that names index 0 twice and forgets the last one."""
+
+    name = "WRONG-ORDER"
+
+    def _order(self, model, prefix, rng):
+        return [0] * model.n, None
+
+
+class BlockingPlanner(ReversePlanner):
+    """Holds its run at its first pattern until told to go on: writes ``started`` into the folder named by
+    the environment variable CEP_TEST_BLOCK_DIR, then waits there for ``release`` (a test's run that is
+    surely still running, without guessing how long it takes)."""
+
+    name = "BLOCKING"
+
+    def _order(self, model, prefix, rng):
+        import time
+        from pathlib import Path
+
+        where = Path(os.environ["CEP_TEST_BLOCK_DIR"])
+        (where / "started").write_text(str(os.getpid()))
+        deadline = time.monotonic() + 600
+        while not (where / "release").exists():
+            if time.monotonic() > deadline:
+                raise TimeoutError("never released")
+            time.sleep(0.05)
+        return super()._order(model, prefix, rng)

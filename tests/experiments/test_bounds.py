@@ -53,13 +53,14 @@ def test_ratios_over_a_bound_are_lower_bounds_and_two_bounds_are_left_out():
 
 def test_a_bound_can_decide_a_claim_only_on_its_side():
     # lower bounds all far above c: the claim holds whatever the real values are
-    e = rules.ratio_interval([40.0, 50.0, 60.0], lower=[True, True, False])
+    # (eight units: the sign-test interval of a median needs six or more)
+    e = rules.ratio_interval([40.0, 50.0, 60.0, 45.0, 55.0, 42.0, 58.0, 48.0], lower=[True, True] + [False] * 6)
     assert rules.at_least(e, 7).verdict == rules.HOLDS
-    # lower bounds below c show a real effect but cannot exclude c (rules.py: "partly", the size may be larger)
-    e = rules.ratio_interval([2.0, 2.2, 2.1], lower=[True, True, True])
-    assert rules.at_least(e, 7).verdict == rules.PARTLY
+    # lower bounds all below c: the real values may lie above c -- a real effect, its size open
+    e = rules.ratio_interval([2.0, 2.2, 2.1, 2.3, 1.9, 2.05, 2.15, 2.25], lower=[True] * 8)
+    assert rules.at_least(e, 7).verdict == rules.NOT_MEASURABLE
     # lower bounds under 1 decide nothing
-    e = rules.ratio_interval([0.5, 0.6, 0.55], lower=[True, True, True])
+    e = rules.ratio_interval([0.5, 0.6, 0.55, 0.52, 0.58, 0.54, 0.56, 0.57], lower=[True] * 8)
     assert rules.at_least(e, 7).verdict == rules.NOT_MEASURABLE
 
 

@@ -102,7 +102,7 @@ def test_the_readme_section_runs_exactly_what_ci_runs():
     ci = (REPO / ".ci" / "run").read_text().splitlines()
     assert len(commands) == 4 and all(c in ci for c in commands)
     assert ci.index(".venv/bin/python -m pytest -q -n 2") < ci.index(commands[0]) < ci.index(commands[-1]) < \
-        ci.index(".venv/bin/python -m experiments verify --sample 3 --max-cell-s 10")
+        ci.index(".venv/bin/python -m experiments verify")
 
 
 def test_an_optimizer_from_another_package_gets_the_sweeps_search_time_in_mcep_cells():
@@ -116,3 +116,16 @@ def test_an_optimizer_from_another_package_gets_the_sweeps_search_time_in_mcep_c
     patterns = MCEP.workload(spec, stream)
     planned = MCEP.plan_one(spec, patterns, MCEP.statistics(spec, stream, patterns), spec["algorithm"])
     assert planned.metrics["plan_cost"] <= planned.metrics["trivial_cost"]
+
+
+def test_a_planner_that_ends_the_process_fails_its_cells_and_the_run_does_not_pass_for_complete(tmp_path):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "tests" / "algorithms"), os.environ.get("PYTHONPATH", "")])}
+    r = subprocess.run([sys.executable, "-m", "experiments", "run", "+exp=jqpg_fig3", *SMALL, "exp.planners=[EFREQ]",
+                        "+extra_planners=[plugin_cases:ExitingPlanner,plugin_cases:HardExitingPlanner]", f"results_dir={tmp_path}"],
+                       cwd=REPO, capture_output=True, text=True, timeout=600, env=env)
+    assert r.returncode == 1, (r.returncode, r.stderr)  # not 0: the exiting planners' cells failed
+    store = ResultStore(tmp_path / "jqpg_fig3")
+    assert set(store.load()["algorithm"]) == {"EFREQ"}
+    logs = [p.read_text() for p in store.failures()]
+    assert len(logs) == 4
+    assert sum("sys.exit(0) called at" in t for t in logs) == 2 and sum("os._exit(0) called at" in t for t in logs) == 2

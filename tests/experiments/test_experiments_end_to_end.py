@@ -87,7 +87,7 @@ def test_rerun_skips_done_cells_and_report_and_verify_work(serial_results):
     assert rep.returncode == 0, rep.stderr
     assert f"reading results in {serial_results}" in rep.stdout
     text = (serial_results / "REPORT.md").read_text()
-    assert "JQPG Figure 3" in text and "| claim | paper | here | verdict | rule |" in text
+    assert "JQPG Figure 3" in text and "| claim | the paper's sentence | direction, size | unit | here | verdict | cause | rule |" in text
     figures = [serial_results / "jqpg_fig3" / "figures" / f"fig3_throughput.{ext}" for ext in ("png", "pdf")]
     assert all(p.exists() for p in figures)
     # a second report with no new results rewrites nothing
@@ -129,7 +129,7 @@ def test_verify_catches_a_changed_deterministic_value(serial_results, tmp_path):
     "overrides, fragment",
     [
         (["+exp=nope"], "unknown exp 'nope'"),
-        (["exp=jqpg_fig5"], "choose the experiment with a plus sign: +exp=jqpg_fig5"),
+        (["exp=jqpg_fig5"], "choose an experiment with a plus sign: +exp=jqpg_fig5"),
         (["+exp=jqpg_fig5", "foo=1"], "unknown config key 'foo'"),
         (["+exp=jqpg_fig3", "runner.master=local[2]"], "cannot parse override 'runner.master=local[2]'"),
         (["+exp=jqpg_fig3", "dataset=nope"], "unknown dataset 'nope'"),

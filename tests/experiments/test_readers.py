@@ -105,3 +105,31 @@ def test_generic_errors(tmp_path):
         read_events(p, ts_column="when")
     with pytest.raises(StreamError, match="no such events file"):
         read_events(tmp_path / "missing.csv")
+
+
+def test_a_column_named_twice_is_an_error_not_a_silent_rename(tmp_path):
+    csv_file = tmp_path / "dup.csv"
+    csv_file.write_text("type,ts,x,x\nA,0,1,2\nB,5,2,3\n")
+    with pytest.raises(StreamError, match=r"dup.csv: column 'x' appears twice in the header"):
+        read_events(csv_file)
+    table = pa.Table.from_arrays([pa.array(["A"]), pa.array([0.0]), pa.array([1.0]), pa.array([2.0])], names=["type", "ts", "x", "x"])
+    pq.write_table(table, tmp_path / "dup.parquet")
+    with pytest.raises(StreamError, match=r"dup.parquet: cannot read Parquet \(Multiple matches for FieldRef.Name\(x\)"):
+        read_events(tmp_path / "dup.parquet")
+
+
+def test_a_folder_or_a_binary_file_given_as_events_is_one_line(tmp_path):
+    with pytest.raises(StreamError, match="a folder, not an events file"):
+        read_events(tmp_path)
+    binary = tmp_path / "blob.bin"
+    binary.write_bytes(bytes(range(128, 256)) * 20)
+    with pytest.raises(StreamError, match="blob.bin: not a text events file"):
+        read_events(binary)
+
+
+def test_a_nasdaq_or_traffic_parquet_with_text_where_numbers_belong_is_one_line(tmp_path):
+    cols = {"ticker": pa.array(["AAPL"]), "ts": pa.array([0.0]), "open": pa.array(["x"]), "high": pa.array([1.0]),
+            "low": pa.array([1.0]), "close": pa.array([1.0]), "volume": pa.array([1.0])}
+    pq.write_table(pa.table(cols), tmp_path / "n.parquet")
+    with pytest.raises(StreamError, match="n.parquet: field open: type string is not a number"):
+        read_events(tmp_path / "n.parquet")

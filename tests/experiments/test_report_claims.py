@@ -7,10 +7,12 @@ from __future__ import annotations
 import pandas as pd
 
 from experiments.reporting.core import (
-    FAILS,
+    FAILED,
     HOLDS,
+    NO_EFFECT,
     NOT_MEASURABLE,
     PARTLY,
+    REVERSED,
     SectionInput,
 )
 from experiments.reporting.jqpg import fig3, fig4, fig6
@@ -58,13 +60,11 @@ def test_figure_3_claims_on_a_hand_built_table(tmp_path):
     ours, verdict = c["JQPG over native order-based plans: DP-LD over EFREQ throughput"]
     assert ours.startswith("2.00x [") and "(n=12)" in ours and verdict == HOLDS  # against the paper's 1.7x
     # DP-B and ZSTREAM tie within 2%: the claimed 1.7x is excluded -- a tie is not support
-    assert c["JQPG over native tree-based plans: DP-B over ZSTREAM throughput"][1] == FAILS
+    assert c["JQPG over native tree-based plans: DP-B over ZSTREAM throughput"][1] in FAILED
     assert c["order-based: DP-LD and the JQPG heuristics comparable, no significant advantage of DP-LD"][1] == HOLDS
     # tree (1.0) below order (2.0): DP-B/DP-LD = 0.5 with a CI below 1
     ours, verdict = c["tree-based planners greatly outperform order-based ones (throughput; DP-B over DP-LD)"]
-    assert ours.startswith("0.50x") and verdict == FAILS
-    # the planned costs are compared in one model: Cost_tree of DP-LD's order (50) over DP-B's tree (100)
-    assert "Cost_tree of DP-LD's order over DP-B's tree 0.50x" in ours
+    assert ours.startswith("0.50x") and verdict == REVERSED
     assert (tmp_path / "figures" / "fig3_throughput.png").exists()
     for claim in section.claims:
         assert claim.rule  # every row states its rule
@@ -75,7 +75,7 @@ def test_comparable_heuristics_are_judged_one_by_one(tmp_path):
     heuristics are comparable does not hold (pooling the three ratios would have hidden GREEDY)."""
     c = claims_of(fig3(SectionInput("jqpg_fig3", table(dict(FACTORS, GREEDY=2.0 / 1.5)), {}, tmp_path)))
     ours, verdict = c["order-based: DP-LD and the JQPG heuristics comparable, no significant advantage of DP-LD"]
-    assert "DP-LD/GREEDY: 1.50x" in ours and "DP-LD/II-GREEDY: 1.00x" in ours and verdict == FAILS
+    assert "DP-LD/GREEDY: 1.50x" in ours and "DP-LD/II-GREEDY: 1.00x" in ours and verdict in FAILED
 
 
 def test_identical_plans_are_one_plan(tmp_path):
@@ -108,10 +108,13 @@ def test_capped_runs_enter_the_work_effect_as_bounds_and_are_counted(tmp_path):
     hit = (t["algorithm"] == "EFREQ") & t["pattern_id"].isin(["seq-3-0", "seq-3-1", "seq-3-2"])
     events = t[hit & (t["metric"] == "plan_cost")].assign(metric="events", value=100.0, status=cap)
     t = pd.concat([t, events], ignore_index=True)  # ... only what it could measure, with its status
-    ours, verdict = claims_of(fig3(SectionInput("jqpg_fig3", t, {}, tmp_path)))["JQPG over native order-based plans: DP-LD over EFREQ throughput"]
-    assert "(n=9)" in ours and "3 workloads with a capped side left out" in ours
-    assert "work EFREQ/DP-LD" in ours and "3 lower bounds" in ours
+    c = claims_of(fig3(SectionInput("jqpg_fig3", t, {}, tmp_path)))
+    ours, verdict = c["JQPG over native order-based plans: DP-LD over EFREQ throughput"]
+    assert "(n=9)" in ours and "3 units with a capped side left out" in ours
     assert verdict == HOLDS
+    # the work sibling keeps the capped patterns, as lower bounds of EFREQ's work
+    ours, verdict = c["JQPG over native order-based plans: DP-LD over EFREQ throughput (work: join candidates examined)"]
+    assert "(n=12, 3 lower bounds" in ours and verdict == HOLDS
 
 
 def test_a_capped_run_that_stored_its_time_bounds_the_throughput_ratio(tmp_path):
@@ -128,7 +131,8 @@ def test_a_capped_run_that_stored_its_time_bounds_the_throughput_ratio(tmp_path)
                        plan_rows.assign(metric="capped_elapsed_s", value=2.0, status=cap)], ignore_index=True)
     t = pd.concat([t, timed], ignore_index=True)
     ours, verdict = claims_of(fig3(SectionInput("jqpg_fig3", t, {}, tmp_path)))["JQPG over native order-based plans: DP-LD over EFREQ throughput"]
-    assert "(n=12, 3 lower bounds)" in ours and "left out" not in ours
+    # censored: the sign-test interval of the median, decided because every value the bounds allow agrees
+    assert ours.startswith("median 2.00x") and "(n=12, 3 lower bounds, sign test" in ours and "left out" not in ours
     assert verdict == HOLDS
 
 
@@ -138,31 +142,32 @@ def test_figure_4_memory_claims_on_a_hand_built_table(tmp_path):
     section = fig4(SectionInput("jqpg_fig4", table(mem, metric="peak_memory_bytes"), {}, tmp_path))
     c = claims_of(section)
     ours, verdict = c["order-based JQPG plans use less memory than EFREQ's"]
-    assert "EFREQ/GREEDY 1.33x" in ours and verdict == HOLDS  # 75% of EFREQ's, inside the paper's 65-85%
+    assert "GREEDY/EFREQ 1.33x" in ours and verdict == HOLDS  # 75% of EFREQ's, inside the paper's 65-85%
     ours, verdict = c["DP-B uses up to ~4x less memory than ZSTREAM"]
-    assert ours.startswith("3.00x") and verdict == PARTLY  # a real 3x, short of the claimed 4x
-    assert c["II-GREEDY is slightly more memory-efficient than DP-LD"][1] == PARTLY  # 1.07x, below BEATS
+    assert ours.startswith("3.0") and verdict == PARTLY  # a real 3x, short of the claimed 4x
+    # "slightly" asks for a direction only: a real 1.07x holds
+    assert c["II-GREEDY is slightly more memory-efficient than DP-LD"][1] == HOLDS
 
 
 def test_figure_6_trends_are_slopes_over_distinct_plans(tmp_path):
-    """Throughput ~ cost^-2 holds "1/x^c with c >= 1"; throughput flat in the cost does not."""
+    """Throughput ~ cost^-2 holds "1/x^c with c >= 1"; throughput flat in the cost does not.  One slope per
+    pattern over its distinct plans (GREEDY and II-GREEDY planned alike: one point), the interval over
+    patterns."""
     cells = []
     for i in range(12):
-        cost = 10.0 * 2 ** i
-        for alg in ("GREEDY", "DP-LD"):
-            cells.append({"pattern": f"seq-3-{i}", "set": "seq", "algorithm": alg, "kind": "order", "plan": f"p{i}",
+        for alg, plan, cost in (("GREEDY", f"p{i}", 10.0 * 2 ** i), ("II-GREEDY", f"p{i}", 10.0 * 2 ** i),
+                                ("DP-LD", f"q{i}", 10.0 * 2 ** i * (3 + i % 2))):
+            cells.append({"pattern": f"seq-3-{i}", "set": "seq", "algorithm": alg, "kind": "order", "plan": plan,
                           "metrics": {"throughput_eps": 1e9 / cost ** 2 * (1.0 + 0.01 * (i % 3)), "plan_cost": cost,
                                       "peak_memory_bytes": 5.0 * cost, "plan_cost_tree": cost}})
     c = claims_of(fig6(SectionInput("jqpg_fig6", rows(cells), {}, tmp_path)))
     ours, verdict = c["nasdaq/order: throughput falls as the plan cost grows"]
-    assert verdict == HOLDS and "12 distinct plans" in ours  # GREEDY and DP-LD planned alike: one observation each
+    assert verdict == HOLDS and "24 distinct plans of 12 patterns" in ours and "(n=12)" in ours
     assert c["nasdaq/order: memory grows with the plan cost"][1] == HOLDS
     for cell in cells:
         cell["metrics"]["throughput_eps"] = 1000.0 * (1.0 + 0.01 * (int(cell["pattern"].split("-")[-1]) % 3))
     c = claims_of(fig6(SectionInput("jqpg_fig6", rows(cells), {}, tmp_path)))
-    assert c["nasdaq/order: throughput falls as the plan cost grows"][1] == FAILS
-
-
+    assert c["nasdaq/order: throughput falls as the plan cost grows"][1] == NO_EFFECT
 
 
 def test_every_throughput_claim_has_a_work_sibling_with_the_same_rule(tmp_path):
@@ -181,10 +186,22 @@ def test_every_throughput_claim_has_a_work_sibling_with_the_same_rule(tmp_path):
     section = fig3(SectionInput("jqpg_fig3", rows(cells), {}, tmp_path))
     label = " (work: join candidates examined)"
     work_rows = [i for i, c in enumerate(section.claims) if c.claim.endswith(label)]
-    assert len(work_rows) == len(section.claims) - len(work_rows) == 7
+    assert len(work_rows) == len(section.claims) - len(work_rows) == 8
     for i in work_rows:  # each sibling right after its throughput row, judged by the same rule
         assert not section.claims[i - 1].claim.endswith(label) and section.claims[i].rule == section.claims[i - 1].rule
     c = claims_of(section)
     assert c["JQPG over native order-based plans: DP-LD over EFREQ throughput"][1] == NOT_MEASURABLE
-    ours, verdict = c["JQPG over native order-based plans: DP-LD over EFREQ" + label]
+    ours, verdict = c["JQPG over native order-based plans: DP-LD over EFREQ throughput" + label]
     assert ours.startswith("2.00x [2.00, 2.00] (n=4)") and verdict == HOLDS
+
+
+def test_figure_8_alpha_ratios_pair_only_patterns_measured_at_both_alphas():
+    from experiments.reporting.jqpg import _alpha_measured
+
+    c = pd.DataFrame([  # pattern 3 ran at alpha 0 only (capped at alpha 1): it has no ratio
+        dict(algorithm="DP-LD", alpha=a, pattern_id=p, capped=(p == 3 and a == 1.0), plan=f"{p}-{a if p == 1 else 0}",
+             throughput_eps=t)
+        for p, a, t in [(1, 0.0, 100.0), (1, 1.0, 50.0), (2, 0.0, 80.0), (2, 1.0, 80.0), (3, 0.0, 70.0), (3, 1.0, None)]])
+    e, capped = _alpha_measured(c, "throughput_eps")(0.0, 1.0)
+    assert e.n == 2 and capped == 1  # pattern 1 at 2x (other plans), pattern 2 the same plan: exactly 1
+    assert abs(e.estimate - 2 ** 0.5) < 1e-9

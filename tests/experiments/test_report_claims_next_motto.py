@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from experiments.exps.motto import parallel_mismatches
-from experiments.reporting.core import FAILS, HOLDS, SectionInput
+from experiments.reporting.core import FAILED, HOLDS, SectionInput
 from experiments.reporting.motto import _parallel_claim, fig13
 from experiments.reporting.next import fig9, fig10
 from experiments.running.store import COLUMNS
@@ -41,8 +41,11 @@ def test_next_up_to_is_judged_at_the_largest_queries_not_at_the_best_size(tmp_pa
                     cells.append({"workload": w, "size": size, "x": size, "seed": seed, "algorithm": alg,
                                   "metrics": {"supported_operators": base * f}})
     c = claims_of(fig9(SectionInput("next_fig9", tidy(cells, "next_fig9"), {}, tmp_path)))
-    ours, verdict = c["next workload: rewriting raises the operators one node supports, more for larger queries"]
-    assert verdict != HOLDS and "at the largest queries (10 operators, per seed) 1.11x" in ours
+    ours, verdict = c["next workload: rewriting raises the operators one node supports by up to 100% (at the largest queries)"]
+    assert verdict != HOLDS and ours.startswith("1.11x") and "at the largest queries (10 operators, per seed)" in ours
+    # the growth is one slope per seed over its sizes: n counts seeds
+    ours, verdict = c["next workload: the gain of rewriting grows with the query size"]
+    assert "(n=3)" in ours
 
 
 def test_next_rewritten_events_that_differ_fail_the_equivalence(tmp_path):
@@ -56,7 +59,7 @@ def test_next_rewritten_events_that_differ_fail_the_equivalence(tmp_path):
                                   "metrics": {"complex_events_per_cpu_s": 100.0 * (1.5 if alg == "rewritten" else 1), "matches": matches}})
     ours, verdict = claims_of(fig10(SectionInput("next_fig10", tidy(cells, "next_fig10"), {}, tmp_path)))[
         "rewritten queries detect the same composite events"]
-    assert verdict == FAILS and ours.startswith("1 of 18 differ")
+    assert verdict in FAILED and ours.startswith("1 of 18 differ")
 
 
 def test_parallel_mismatches_count_the_patterns_that_differ():
@@ -71,7 +74,7 @@ def test_motto_parallel_claim_fails_on_a_stored_mismatch():
              for k in (1, 2) for s in range(3)]
     d = tidy(cells, "motto_fig14")
     c = _parallel_claim(d, "SH-MDT")
-    assert c.verdict == FAILS and c.ours.startswith("1 of 6 differ")
+    assert c.verdict in FAILED and c.ours.startswith("1 of 6 differ")
     d.loc[d["metric"] == "parallel_mismatches", "value"] = 0.0
     assert _parallel_claim(d, "SH-MDT").verdict == HOLDS
 
@@ -87,5 +90,5 @@ def test_motto_at_every_r_fails_where_one_r_is_below_na(tmp_path):
                                           "matches": 7.0, "plan_time_s": 0.1}})
     c = claims_of(fig13(SectionInput("motto_fig13", tidy(cells, "motto_fig13"), {}, tmp_path)))
     ours, verdict = c["MOTTO improves over NA at every r"]
-    assert verdict == FAILS and "0.5: 0.80x" in ours
+    assert verdict in FAILED and "0.5: 0.80x" in ours
     assert c["every method's global plan detects the same matches"][1] == HOLDS

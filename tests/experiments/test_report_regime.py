@@ -181,9 +181,11 @@ def test_sizing_counts_claims_only_a_higher_cap_would_decide():
     """A claim kept open by bounds on both sides of its ratio gets no workload count; the sizing row
     counts it apart, so an experiment full of such claims does not read as decided."""
     from experiments.reporting.core import Claim, Section
-    from experiments.reporting.rules import Interval, at_least
+    from experiments.reporting.rules import Interval, at_least, ratio_interval
 
-    mixed = at_least(Interval(4.11, 3.54, 4.78, 437, "ratio", 104, 1, 1.0), 1.7)
+    # half the units lower bounds below 1.7: their real values may put the median interval anywhere above
+    values = [1.2, 1.3, 1.25, 1.35, 1.28, 1.32, 1.22, 1.3, 1.27, 1.31]
+    mixed = at_least(ratio_interval(values, lower=[i % 2 == 0 for i in range(10)], upper=[i == 1 for i in range(10)]), 1.7)
     open_ = at_least(Interval(1.3, 0.6, 2.8, 10, "ratio", 0, 0, 1.0), 1.5)
     section = Section("hamlet_fig8", "t", claims=[Claim.judged("a", "p", mixed), Claim.judged("b", "p", open_)])
     row = sizing(section)

@@ -4,6 +4,8 @@ metrics are shown, never failed."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from experiments.tools.verify import NEW, SHOWN, compare_metrics
 
 
@@ -62,13 +64,39 @@ def test_an_experiment_with_no_cell_within_the_cap_verifies_its_cheapest():
     assert pick_cells(cells, ids, 3, 0, cells[cheapest]["_cell_s"] / 2) == [cheapest]
 
 
-def test_ci_verifies_with_a_cap():
-    """.ci/run's verify samples cheap cells, so that a reference of scale=standard cells does not slow CI."""
+def test_ci_runs_the_readmes_verify():
+    """.ci/run's verify is the README's command, whose default caps the stored time of the cells it samples."""
     from pathlib import Path
 
-    ci = (Path(__file__).resolve().parents[2] / ".ci" / "run").read_text()
-    verify = [line for line in ci.splitlines() if "-m experiments verify" in line and not line.startswith("#")]
-    assert verify and all("--max-cell-s" in line for line in verify)
+    repo = Path(__file__).resolve().parents[2]
+    ci = [line for line in (repo / ".ci" / "run").read_text().splitlines() if "-m experiments verify" in line and not line.startswith("#")]
+    readme = [line.split("#")[0].strip() for line in (repo / "README.md").read_text().splitlines() if line.startswith("python -m experiments verify")]
+    assert readme == ["python -m experiments verify"]
+    assert ci == [".venv/bin/" + readme[0]]
+
+
+def test_the_default_verify_of_the_committed_reference_takes_minutes_not_hours():
+    """verify's default (issue 36, item 8): 3 cells per experiment among those stored with a run time of at most
+    5 s (an experiment with none: its cheapest), at most 5 minutes of stored cell time over the committed reference;
+    the README's former ``--sample 5`` with no cap sampled 659 s, some cells of minutes each."""
+    import argparse
+
+    from experiments.commands import verify as command
+    from experiments.tools.verify import pick_cells
+
+    p = argparse.ArgumentParser()
+    command.add_arguments(p)
+    args = p.parse_args([])
+    assert args.max_cell_s is not None and args.max_cell_s <= 10
+    root = Path(__file__).resolve().parents[2] / "results"
+    total = 0.0
+    for name in sorted(d.name for d in root.iterdir() if (d / "cells.jsonl.gz").exists()):
+        cells, ids = _stored(name)
+        picked = pick_cells(cells, ids, args.sample, args.seed, args.max_cell_s)
+        seconds = [float(cells[i].get("_cell_s", 0.0)) for i in picked]
+        assert picked and (max(seconds) <= args.max_cell_s or len(picked) == 1), name  # over the cap: only its cheapest
+        total += sum(seconds)
+    assert total <= 300
 
 
 # ---- a different plan: an equal-cost tie, or a failure ----------------------------------------------------
@@ -113,3 +141,22 @@ def test_the_failover_check_counts_even_a_tie_as_a_difference():
     diffs = compare_cell("e", "c", {"pattern_id": "p", "algorithm": "DP-B"}, _cell_rows("(a, (b, c))", 12.5, 3),
                          _cell_rows("((a, b), c)", 12.5, 3))
     assert [d.metric for d in deterministic_tally(diffs)["differ"]] == ["plan"]
+
+
+def test_verify_shows_a_progress_bar_on_a_terminal(monkeypatch, capsys):
+    """On a terminal verify draws a bar over the sampled cells' stored run time, with its estimate of the time left."""
+    import io
+    import sys
+
+    from experiments.cli import main as cli_main
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    err = Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    assert cli_main(["verify", "--exp", "jqpg_fig3", "--sample", "1"]) == 0
+    bar = err.getvalue()
+    assert "verify: 100%|" in bar and "s of stored cell time [" in bar and "jqpg_fig3, cell 1 of 1]" in bar, bar
+    assert "verified 1 cells of 1 experiment(s)" in capsys.readouterr().out

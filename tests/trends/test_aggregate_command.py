@@ -144,3 +144,17 @@ def format_exact(value: int) -> str:
         return str(value)
     finally:
         sys.set_int_max_str_digits(old)
+
+
+@pytest.mark.parametrize("engine", ["hamlet", "greta"])
+@pytest.mark.parametrize("text, where", [
+    ("RETURN SUM(b.nope) PATTERN SEQ(A a, B b+) WITHIN 1 minutes", "RETURN SUM(b.nope)"),
+    ("RETURN COUNT(*) PATTERN SEQ(A a, B b+) WHERE b.nope > 0 WITHIN 1 minutes", "WHERE b.nope > 0"),
+    ("RETURN nope, COUNT(*) PATTERN SEQ(A a, B b+) GROUP-BY nope WITHIN 1 minutes", "RETURN nope"),
+])
+def test_an_attribute_the_events_lack_is_one_line_not_an_empty_table(files, engine, text, where):
+    q, d, tmp = files
+    q.write_text(text + "\n")
+    rc, out, err = _run(["aggregate", str(q), "--data", str(d), "--engine", engine])
+    assert rc == 2 and out == "" and err.count("\n") == 1
+    assert f"query 1 reads attribute 'nope' ({where}), which no event of {d} carries; they have: x, g" in err

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from cep.errors import ConfigError
+
 from experiments.data.bursty_stock import PAPER, burst_statistics, bursty_stock_stream
 from experiments.data.trend_streams import burst_mean, trend_stream
 
@@ -83,3 +85,12 @@ def test_greta_is_capped_only_where_a_scale_block_says_so():
         assert all("greta_max_work" not in s["params"] for s in specs)
     override = build_specs(compose_config(["+exp=hamlet_fig10", "+exp.greta_max_work=7"]))
     assert {s["params"]["greta_max_work"] for s in override} == {7}
+
+
+def test_bursts_too_short_for_the_kleene_share_are_one_line():
+    """Runs of at least one event alternate, so bursts of mean 1 cannot hold 60% of the pool's events (the map's
+    grid once asked for that, and 48 cells failed deep inside numpy)."""
+    with pytest.raises(ConfigError, match="need burst_mean >= 1.5"):
+        bursty_stock_stream(1000, 1.0, 0, burst_mean=1.0, kleene_share=0.6)
+    stream, pool = bursty_stock_stream(1000, 1.0, 0, burst_mean=1.5, kleene_share=0.6)
+    assert len(stream) == 1000

@@ -53,5 +53,5 @@ def test_cells_rows_and_report(results):
     report = (results / "REPORT.md").read_text()
     assert "resolves them; the results below ran at scale=quick;" in report and "**Streams (paper / ours).**" in report
     assert "throughput upper bounds" in report
-    assert "HAMLET Figure 8" in report and "HAMLET Figure 11" in report and "27-52% more" in report
+    assert "HAMLET Figure 8" in report and "HAMLET Figure 11" in report and "27–52% throughput improvement" in report
     assert (results / "hamlet_fig8" / "figures" / "hamlet_fig8.png").exists()
