@@ -22,6 +22,7 @@ BENCHMARKS: dict[str, str] = {
     "hamlet": "experiments.bench.hamlet",
     "motto": "experiments.bench.motto",
     "streams": "experiments.bench.streams",
+    "length": "experiments.bench.length",
 }
 
 

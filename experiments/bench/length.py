@@ -1,0 +1,138 @@
+"""``python -m experiments bench length``: is a stream of k windows long enough?
+
+Issue [6 of 6] runs every figure on short streams at the papers' density and asks to show that the length
+suffices: on a sample of an experiment's cells, the throughput and the deterministic work per event over
+k measured windows and over ``factor`` x k agree within noise.  This benchmark runs each sampled cell
+twice, on its replayed stream as configured (``windows`` = k) and on the same replay ``factor`` times as
+long (the same rates, types and plans: only ``windows`` changes), and prints both beside their ratio.
+
+A cell *agrees* when its work per event over the long stream is within ``--work-tolerance`` of the short
+stream's and its throughput ratio lies within the noise of its own repeated runs (the larger of the two
+runs' ``throughput_spread``, the max/min of a cell's timed repeats, and at least ``--min-noise``).  A
+run stopped at a cap is a bound, so a cell capped in either run is reported as capped, not judged.
+The cells are those ``run --estimate`` samples (the same seed picks the same cells); every cell runs in
+this process, short and long in turns, so that a slow moment of a shared machine hits both alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import math
+import random
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+HELP = "does a figure's stream length suffice? throughput and work per event over k and 2k windows, per sampled cell"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("overrides", nargs="+", help="Hydra overrides as for run: +exp=<name> (required), scale=..., exp.<key>=...")
+    p.add_argument("--sample", type=int, default=6, help="cells sampled (default 6)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
+    p.add_argument("--factor", type=float, default=2.0, help="the long stream is this many times the configured windows (default 2)")
+    p.add_argument("--work-tolerance", type=float, default=0.1, metavar="T",
+                   help="work per event agrees when the ratio is within 1 +- T (default 0.1)")
+    p.add_argument("--min-noise", type=float, default=1.15, metavar="R",
+                   help="the least throughput noise band, as a max/min ratio (default 1.15)")
+
+
+def _with_windows(spec: dict, windows: float) -> dict:
+    out = copy.deepcopy(spec)
+    out["stream"]["replay"]["windows"] = float(windows)
+    return out
+
+
+def _metrics(rows: list[dict]) -> dict[str, dict]:
+    """Per algorithm: its stored metrics of the cell (the whole-cell values, not a series) and its status."""
+    out: dict[str, dict] = {}
+    for r in rows:
+        if r.get("x_name") not in (None, "") and r.get("x_value") is not None and r["metric"] not in ("throughput_eps", "work", "events"):
+            continue
+        m = out.setdefault(r["algorithm"], {"status": r["status"]})
+        m.setdefault(r["metric"], r["value"])
+        if r["status"] != "ok":
+            m["status"] = r["status"]
+    return out
+
+
+def _per_event(m: dict, key: str) -> float | None:
+    v, n = m.get(key), m.get("events")
+    return None if v is None or not n else v / n
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None or a == 0 else b / a
+
+
+def _fmt(v: float | None, spec: str = ",.0f") -> str:
+    return "n/a" if v is None or (isinstance(v, float) and not math.isfinite(v)) else format(v, spec)
+
+
+def judge(short: dict, long: dict, work_tolerance: float, min_noise: float) -> str:
+    """``agrees``, ``differs: <what>`` or ``capped`` for one algorithm of one cell (module docstring)."""
+    if short["status"] != "ok" or long["status"] != "ok":
+        return "capped (a bound, not judged)"
+    wr = _ratio(_per_event(short, "work"), _per_event(long, "work"))
+    noise = max(min_noise, short.get("throughput_spread") or 1.0, long.get("throughput_spread") or 1.0)
+    tr = _ratio(short.get("throughput_eps"), long.get("throughput_eps"))
+    bad = []
+    if wr is not None and abs(wr - 1) > work_tolerance:
+        bad.append(f"work/event x{wr:.2f}")
+    if tr is not None and not (1 / noise <= tr <= noise):
+        bad.append(f"throughput x{tr:.2f} outside the noise x{noise:.2f}")
+    return "differs: " + ", ".join(bad) if bad else "agrees"
+
+
+def main(args: argparse.Namespace) -> int:
+    from cep.errors import ConfigError
+    from experiments.commands.run import compose_config
+    from experiments.exps import kind_module
+
+    if args.sample < 1:
+        raise ConfigError(f"--sample {args.sample}: at least one cell")
+    if not args.factor > 1:
+        raise ConfigError(f"--factor {args.factor}: the long stream is longer than the configured one (factor > 1)")
+    cfg = compose_config([*args.overrides, "runner=serial", "progress=false"])
+    mod = kind_module(cfg.exp.kind)
+    if hasattr(mod, "sample_specs"):
+        _, picked = mod.sample_specs(cfg, args.sample, args.seed)
+    else:
+        with tempfile.TemporaryDirectory(prefix="cep-length-") as tmp:
+            specs = mod.specs(cfg, Path(tmp))
+        picked = random.Random(args.seed).sample(specs, min(args.sample, len(specs)))
+    picked = [s for s in picked if isinstance(s.get("stream"), dict) and (s["stream"].get("replay") or {}).get("windows")]
+    if not picked:
+        raise ConfigError(f"{cfg.exp.name}: its cells do not replay a stream of a number of windows; nothing to lengthen")
+    k = float(picked[0]["stream"]["replay"]["windows"])
+    print(f"{cfg.exp.name} at scale={cfg.scale.name}: {len(picked)} sampled cells, {k:g} windows against {k * args.factor:g}")
+    head = ["cell", "algorithm", "events", "events long", "throughput", "throughput long", "ratio",
+            "work/event", "work/event long", "ratio", "verdict"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + " --- |" * len(head))
+    verdicts, wratios, tratios = [], [], []
+    for spec in picked:
+        short = _metrics(mod.run_cell(_with_windows(spec, k)))
+        long = _metrics(mod.run_cell(_with_windows(spec, k * args.factor)))
+        for alg in short:
+            if alg not in long:
+                continue
+            s, lo = short[alg], long[alg]
+            v = judge(s, lo, args.work_tolerance, args.min_noise)
+            verdicts.append(v)
+            wr, tr = _ratio(_per_event(s, "work"), _per_event(lo, "work")), _ratio(s.get("throughput_eps"), lo.get("throughput_eps"))
+            if v != "capped (a bound, not judged)":
+                wratios += [wr] if wr is not None else []
+                tratios += [tr] if tr is not None else []
+            print(f"| {spec['pattern_id']} | {alg} | {_fmt(s.get('events'))} | {_fmt(lo.get('events'))} | "
+                  f"{_fmt(s.get('throughput_eps'))} | {_fmt(lo.get('throughput_eps'))} | {_fmt(tr, '.2f')} | "
+                  f"{_fmt(_per_event(s, 'work'), '.3g')} | {_fmt(_per_event(lo, 'work'), '.3g')} | {_fmt(wr, '.3f')} | {v} |")
+            sys.stdout.flush()
+    agree = sum(v == "agrees" for v in verdicts)
+    capped = sum(v.startswith("capped") for v in verdicts)
+    med = (lambda xs: f"{statistics.median(xs):.3f}" if xs else "n/a")
+    print(f"\n{agree} of {len(verdicts) - capped} judged evaluations agree ({capped} capped); median ratio long/short: "
+          f"throughput {med(tratios)}, work per event {med(wratios)}")
+    return 0

@@ -1,0 +1,48 @@
+"""``bench length`` (issue [6 of 6], item 1): each sampled cell runs on its configured stream and on one
+twice as long; its verdict says whether work per event and throughput agree within noise, and a capped run
+is a bound that is not judged.  The judgement on constructed metrics, then one real cell end to end."""
+
+from __future__ import annotations
+
+from experiments.bench.length import _with_windows, judge
+from experiments.cli import main as cli_main
+
+
+def ok(**m):
+    return {"status": "ok", "events": 1000, **m}
+
+
+def test_equal_work_per_event_and_throughput_within_the_noise_agree():
+    assert judge(ok(work=500, throughput_eps=1e6), ok(events=2000, work=1040, throughput_eps=1.1e6), 0.1, 1.15) == "agrees"
+
+
+def test_work_per_event_beyond_the_tolerance_differs():
+    v = judge(ok(work=500), ok(events=2000, work=1400), 0.1, 1.15)
+    assert v.startswith("differs") and "work/event x1.40" in v
+
+
+def test_throughput_beyond_its_own_repeats_noise_differs_within_it_agrees():
+    short, long = ok(work=10, throughput_eps=1e6, throughput_spread=1.5), ok(events=2000, work=20, throughput_eps=1.4e6)
+    assert judge(short, long, 0.1, 1.15) == "agrees"  # within the 1.5x spread of the cell's own repeats
+    v = judge({**short, "throughput_spread": 1.0}, long, 0.1, 1.15)
+    assert v.startswith("differs") and "throughput x1.40" in v
+
+
+def test_a_capped_run_is_not_judged():
+    assert judge(ok(work=1), {"status": "capped: partial matches", "events": 2000}, 0.1, 1.15).startswith("capped")
+
+
+def test_the_long_stream_changes_only_its_windows():
+    spec = {"pattern_id": "p", "stream": {"pool": ["A"], "replay": {"windows": 6.0, "events_per_window": 20.0}}}
+    longer = _with_windows(spec, 12)
+    assert longer["stream"]["replay"] == {"windows": 12.0, "events_per_window": 20.0}
+    assert spec["stream"]["replay"]["windows"] == 6.0
+
+
+def test_a_real_cell_runs_at_both_lengths(capsys):
+    assert cli_main(["bench", "length", "+exp=jqpg_fig5", "scale=quick", "exp.sizes=[3]", "--sample", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "6 windows against 12" in out
+    row = next(line for line in out.splitlines() if line.startswith("| seq-3-"))
+    events, events_long = (int(c.strip().replace(",", "")) for c in row.split("|")[3:5])
+    assert 1.8 < events_long / events < 2.2
