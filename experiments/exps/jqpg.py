@@ -45,7 +45,7 @@ from experiments.data.replay import replay_regime
 from experiments.data.spark_statistics import compute_workload_statistics_spark
 from experiments.data.statistics import StreamColumns, estimate_workload_statistics, live_gap_limit, live_seconds
 from experiments.data.streams import experiment_stream, raw_stream, replay_plan, stream_of_types
-from experiments.exps.kit import dataset_ref, extra_planners, type_pool
+from experiments.exps.kit import dataset_ref, evaluation_caps, extra_planners, type_pool
 from experiments.running import cells
 from experiments.running.execution import Cells, Phase, run_all_cells
 from experiments.running.metadata import file_facts, git_commit
@@ -183,8 +183,7 @@ def pattern_specs(cfg: DictConfig, sc: Mapping, dataset: str, sspec: dict, p, st
             "params": dict(planner_params.get(planner) or {}),
             "evaluator": evaluator_for(exp, planner_kind(planner)),
             "measure_memory": bool(exp.get("measure_memory", False)),
-            "max_partial_matches": int(sc["max_partial_matches"]),
-            "max_work": int(sc["max_work"]) if sc.get("max_work") else None,
+            **evaluation_caps(sc),
             "repeats": int(sc["repeats"]),
             "_code_version": code,
         }

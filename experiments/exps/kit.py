@@ -84,9 +84,15 @@ def replayed_pool_stream(cfg: DictConfig, sc: Mapping, window_s: float, default_
                               "rate_ratio": float(sc.get("rate_ratio", ReplaySpec.rate_ratio)), "windows": float(sc["windows"])}}
 
 
-def evaluation_caps(params: Mapping) -> dict:
-    """The caps of a cell's evaluation (its ``params``)."""
-    return {"max_partial_matches": int(params["max_partial_matches"]), "max_work": int(params["max_work"])}
+def evaluation_caps(settings: Mapping) -> dict:
+    """The caps of a cell's evaluation, from its scale's resolved settings or its stored ``params``:
+    ``max_partial_matches`` and ``max_work`` as integers, or None where the scale sets no cap (``null``,
+    as scale=paper does for the join candidates)."""
+    def cap(key: str) -> int | None:
+        v = settings.get(key)
+        return None if v is None else int(v)
+
+    return {"max_partial_matches": cap("max_partial_matches"), "max_work": cap("max_work")}
 
 
 def plan_digest(gplan, *, shared_nodes: bool = False) -> str:

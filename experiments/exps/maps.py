@@ -60,7 +60,7 @@ from cep.errors import ConfigError
 from experiments.data.datasets import dataset_config
 from experiments.data.replay import ReplaySpec
 from experiments.data.streams import raw_stream
-from experiments.exps.kit import common_fields, dataset_ref, type_pool
+from experiments.exps.kit import common_fields, dataset_ref, evaluation_caps, type_pool
 from experiments.running.execution import Cells, Phase, run_all_cells
 from experiments.running.settings import Keys, resolve
 
@@ -204,7 +204,7 @@ def _pattern_specs(cfg: DictConfig, sc: Mapping, common: dict, points: list[dict
     types = _pattern_types(cfg, sc)
     window_s = float(sc["window_seconds"])
     centre = float(sc.get("selectivity_centre", SELECTIVITY_CENTRE))
-    caps = {"max_partial_matches": int(sc["max_partial_matches"]), "max_work": int(sc["max_work"]),
+    caps = {**evaluation_caps(sc),
             "stats_max_pairs": int(sc.get("stats_max_pairs", 20000)), "repeats": int(sc["repeats"])}
     dataset = dataset_ref(dataset_config(cfg.exp.dataset))
     out = []
@@ -236,7 +236,7 @@ def _workload_specs(cfg: DictConfig, sc: Mapping, common: dict, points: list[dic
                   "density": float(point["density"]), "rate_diff": 1.0, "window": window_s,
                   "selectivity_range": list(sc.get("selectivity_range") or [0.002, 0.88]), "structure": sc.get("structure", "mixed"),
                   "kleene_max": int(sc.get("kleene_max", 2)), "search_steps": int(sc["search_steps"]),
-                  "repeats": int(sc["repeats"]), "max_partial_matches": int(sc["max_partial_matches"]), "max_work": int(sc["max_work"])}
+                  "repeats": int(sc["repeats"]), **evaluation_caps(sc)}
         replay = {"window_seconds": window_s, "events_per_window": float(point["events_per_window"]),
                   "rate_ratio": float(point["rate_ratio"]), "windows": float(sc["windows"])}
         for w in range(int(sc["workloads"])):

@@ -33,7 +33,7 @@ from experiments.data.statistics import StreamColumns, estimate_workload_statist
 from experiments.data.streams import experiment_stream
 import experiments.exps.hamlet as hamlet
 from experiments.exps.jqpg import plan_step
-from experiments.exps.kit import evaluate_in_turns, plan_digest
+from experiments.exps.kit import evaluate_in_turns, evaluation_caps, plan_digest
 from experiments.running import cells
 from experiments.workloads.hamlet import experiment_workload as trend_workload
 from experiments.workloads.jqpg import calibrate_selectivities, make_pattern
@@ -78,14 +78,14 @@ class PatternCell(cells.CellKind):
     def evaluate(self, spec: Mapping, stream, pattern, planned):
         if not spec["evaluate"]:
             return {}
-        cap, max_work = int(spec["max_partial_matches"]), int(spec["max_work"])
+        caps = evaluation_caps(spec)
         programs = {alg: compile_evaluator(pattern, p.plan, evaluator_of(p.fields["kind"])) for alg, p in planned.items()}
 
         def runner(program):
-            return lambda i: run_program(program, stream, max_partial_matches=cap, max_work=max_work, collect_matches=False).metrics
+            return lambda i: run_program(program, stream, **caps, collect_matches=False).metrics
 
         runs = cells.timed_runs({alg: runner(prog) for alg, prog in programs.items()}, int(spec["repeats"]), len(stream),
-                                peak_partial_matches=cap)
+                                peak_partial_matches=caps["max_partial_matches"])
         return {alg: r if isinstance(r, cells.Evaluated) else cells.Evaluated(cells.summarize(r, _SINGLE_METRICS))
                 for alg, r in runs.items()}
 

@@ -121,8 +121,7 @@ def _dataset_specs(cfg: DictConfig) -> list[dict]:
             seeds = sc["adaptive"].get("seeds", seeds)
         for v in values:
             for seed in seeds:
-                params = {**own, name: v, "repeats": int(sc["repeats"]), "max_partial_matches": int(sc["max_partial_matches"]),
-                          "max_work": int(sc["max_work"])}
+                params = {**own, name: v, "repeats": int(sc["repeats"]), **evaluation_caps(sc)}
                 for alg in algs:
                     specs.append({**common, "x_name": name, "x_value": v, "seed": int(seed), "algorithm": alg,
                                   "pattern_id": f"{name}={v}-s{seed}", "params": params, "stream": stream})

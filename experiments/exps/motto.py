@@ -144,7 +144,7 @@ def build_specs(cfg: DictConfig) -> list[dict]:
                 check_cores(v)
             for seed in sc["seeds"]:
                 params = {**base, **sweep_base, PARAM_OF[name]: v, "repeats": int(sc["repeats"]),
-                          "max_partial_matches": int(sc["max_partial_matches"]), "max_work": int(sc["max_work"])}
+                          **kit.evaluation_caps(sc)}
                 spec = {**common, "x_name": name, "x_value": v, "seed": int(seed), "algorithms": algs,
                         "pattern_id": f"{name}={v}-s{seed}", "params": params, "stream": stream}
                 if name == "cores":  # the runs' own Spark sessions (experiments.exps.motto_parallel.cores_master), a longer stream

@@ -195,24 +195,39 @@ def _runs(xs: list[int]) -> list[str]:
     return out
 
 
-def _rows(by_scale: dict[str, dict]) -> list[tuple[str, tuple[str, ...]]]:
-    """(parameter, its value at each scale; :data:`NOT_SET` where a scale does not set it) in the order of
-    the scales' parameters; a parameter given per dataset family (``name [family]``) is one row when every
-    family has the same values, else one row per family, side by side."""
+def _ratio(standard, paper) -> str:
+    """standard / paper for two numbers (a count, a rate, a cap), :data:`NOT_SET` for anything else (a list,
+    a text, no cap at one of the scales)."""
+    def number(v) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+    if not (number(standard) and number(paper)) or paper == 0:
+        return NOT_SET
+    r = standard / paper
+    return f"{r:.2g}" if r < 0.1 else f"{r:.3g}"
+
+
+def _rows(by_scale: dict[str, dict]) -> list[tuple[str, tuple[str, ...], str]]:
+    """(parameter, its value at each scale, standard / paper; :data:`NOT_SET` where a scale does not set it
+    or the ratio is not a number) in the order of the scales' parameters; a parameter given per dataset
+    family (``name [family]``) is one row when every family has the same values, else one row per family,
+    side by side."""
     labels = list(dict.fromkeys(k for s in SCALES for k in by_scale.get(s, {})))
-    rows = {k: tuple(_show(by_scale[s][k]) if k in by_scale.get(s, {}) else NOT_SET for s in SCALES) for k in labels}
-    merged: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
-    for k, vals in rows.items():
-        merged.setdefault(k.partition(" [")[0], []).append((k, vals))
+    rows = {k: (tuple(_show(by_scale[s][k]) if k in by_scale.get(s, {}) else NOT_SET for s in SCALES),
+                _ratio(by_scale.get("standard", {}).get(k), by_scale.get("paper", {}).get(k)))
+            for k in labels}
+    merged: dict[str, list[tuple[str, tuple[str, ...], str]]] = {}
+    for k, (vals, ratio) in rows.items():
+        merged.setdefault(k.partition(" [")[0], []).append((k, vals, ratio))
     out = []
     for base, variants in merged.items():
-        out += [(base, variants[0][1])] if len({v for _, v in variants}) == 1 else variants
+        out += [(base, variants[0][1], variants[0][2])] if len({v for _, v, _ in variants}) == 1 else variants
     return out
 
 
 def regime_table(experiment: str, meta: dict, rec: dict | None) -> list[str]:
-    """The markdown lines that open a section: one row per parameter (paper / standard / quick; those equal
-    at every scale in one row), the scale the stored results ran at, and where the run's settings differ
+    """The markdown lines that open a section: one row per parameter (paper / standard / quick and the
+    ratio of standard to paper where both are numbers; those equal at every scale in one row), the scale the stored results ran at, and where the run's settings differ
     from ``configs/`` at that scale.  ``rec``: the settings record of ``meta``
     (:func:`experiments.running.settings.recorded`).  Empty for an experiment with no settings at any scale."""
     if not rec or not rec.get("configs"):
@@ -224,15 +239,15 @@ def regime_table(experiment: str, meta: dict, rec: dict | None) -> list[str]:
     intro = (f"**Regime** (`configs/`, resolved as `run +exp={experiment} scale=<scale>` resolves them; the results "
              f"below ran at scale={stored or 'unknown: no metadata.json config'}; {NOT_SET}: not set at that scale):")
     lines = [intro, "",
-             f"| parameter | {' | '.join(head)} |", "| --- | --- | --- | --- |"]
+             f"| parameter | {' | '.join(head)} | standard / paper |", "| --- | --- | --- | --- | --- |"]
     same = []
-    for label, vals in _rows(by_scale):
+    for label, vals, ratio in _rows(by_scale):
         if len(set(vals)) == 1:
             same.append(f"{label} {vals[0]}")
         else:
-            lines.append(f"| {label} | {' | '.join(vals)} |")
+            lines.append(f"| {label} | {' | '.join(vals)} | {ratio} |")
     if same:
-        lines.append(f"| equal at every scale | {'; '.join(same)} | | |")
+        lines.append(f"| equal at every scale | {'; '.join(same)} | | | |")
     run = parameters(kind, rec["run"]) if rec.get("run") else None
     differ = _stored_differences(by_scale.get(stored or ""), run)
     if differ:

@@ -25,3 +25,23 @@ def test_a_run_of_nothing_or_of_a_value_of_the_wrong_kind_is_one_line_and_stores
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err, err
     assert not list(tmp_path.rglob("results.parquet")) and not list(tmp_path.rglob("metadata.json"))
+
+
+@pytest.mark.parametrize("experiment, scale", [("jqpg_fig3", "quick"), ("mcep_fig10", "quick"), ("motto_fig13", "quick"),
+                                               ("fig12", "quick")])
+def test_a_cap_set_to_null_is_no_cap_not_a_traceback(experiment, scale):
+    """scale=paper sets no cap on the join candidates (``max_work: null``); any scale may: the cells then carry
+    None (no cap) where a number would be, and every other cap stays as configured."""
+    from experiments.commands.run import compose_config
+    from experiments.exps import kind_module
+    from experiments.exps.kit import evaluation_caps
+
+    cfg = compose_config([f"+exp={experiment}", f"scale={scale}", "runner=serial", "progress=false",
+                          f"exp.scales.{scale}.max_work=null"] if experiment != "jqpg_fig3" else
+                         [f"+exp={experiment}", f"scale={scale}", "runner=serial", "progress=false", "exp.datasets=[nasdaq]",
+                          "exp.pattern_sets=[seq]", "exp.sizes=[3]", f"exp.scales.{scale}.max_work=null"])
+    mod = kind_module(cfg.exp.kind)
+    _, picked = mod.sample_specs(cfg, 2, 0) if hasattr(mod, "sample_specs") else (None, mod.specs(cfg, None)[:2])
+    for spec in picked:
+        caps = evaluation_caps(spec.get("params") or spec)
+        assert caps["max_work"] is None and isinstance(caps["max_partial_matches"], int)

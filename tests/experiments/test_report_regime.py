@@ -83,6 +83,27 @@ def test_multi_query_rows_are_the_experiments_own_scale_blocks(experiment):
     assert rows["events of the median type per window"] == tuple(f"{b['events_per_window']:,}" for b in blocks)
 
 
+@pytest.mark.parametrize("experiment", ["jqpg_fig3", "mcep_fig10", "motto_fig13"])
+def test_the_ratio_column_is_standard_over_paper(experiment):
+    """Issue [6 of 6]: each row shows standard / paper where both are numbers, "-" where they are not."""
+    lines = table(experiment, meta_at(experiment, "standard"))
+    assert lines[2].split("|")[5] == " standard / paper "
+    checked = 0
+    for line in lines[4:]:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.startswith("| ") or cells[0] == "equal at every scale":
+            continue
+        paper, standard, ratio = cells[1], cells[2].removesuffix(" (stored)"), cells[4]
+        try:
+            p, s = float(paper.replace(",", "")), float(standard.replace(",", ""))
+        except ValueError:
+            assert ratio == "-", line
+            continue
+        assert float(ratio) == pytest.approx(s / p, rel=0.05), line
+        checked += 1
+    assert checked >= 3
+
+
 def test_hamlet_rows_are_the_resolved_rates_and_queries():
     rows = table_of(table("hamlet_fig11", meta_at("hamlet_fig11", "quick")))
     resolved = [resolved_settings(composed("hamlet_fig11", s)) for s in SCALES]
