@@ -23,6 +23,7 @@ BENCHMARKS: dict[str, str] = {
     "motto": "experiments.bench.motto",
     "streams": "experiments.bench.streams",
     "length": "experiments.bench.length",
+    "model-density": "experiments.bench.model_density",
 }
 
 

@@ -1,4 +1,4 @@
-"""``bench length`` (issue [6 of 6], item 1): each sampled cell runs on its configured stream and on one
+"""``bench length`` and ``bench model-density`` (issue [6 of 6], item 1): each sampled cell runs on its configured stream and on one
 twice as long; its verdict says whether work per event and throughput agree within noise, and a capped run
 is a bound that is not judged.  The judgement on constructed metrics, then one real cell end to end."""
 
@@ -46,3 +46,15 @@ def test_a_real_cell_runs_at_both_lengths(capsys):
     row = next(line for line in out.splitlines() if line.startswith("| seq-3-"))
     events, events_long = (int(c.strip().replace(",", "")) for c in row.split("|")[3:5])
     assert 1.8 < events_long / events < 2.2
+
+
+def test_model_density_predicts_more_partial_matches_at_a_higher_density(capsys):
+    """``bench model-density`` (docs/dense.md): on the committed jqpg_fig5 cells, the predicted partial matches per
+    cell and the share of cells past the cap grow with the density factor, and the stored density is the first row's."""
+    assert cli_main(["bench", "model-density", "--exp", "jqpg_fig5", "--factors", "1,3", "--cap", "1e5"]) == 0
+    rows = [line.split("|")[1:-1] for line in capsys.readouterr().out.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    assert [r[1].strip() for r in rows] == ["1", "3"]
+    median = [float(r[2]) for r in rows]
+    over = [float(r[4].strip().rstrip("%")) for r in rows]
+    assert median[1] > median[0] and over[1] >= over[0]
+    assert 2.5 < int(rows[1][0].replace(",", "")) / int(rows[0][0].replace(",", "")) < 3.5
