@@ -4,14 +4,17 @@ Issue [6 of 6] runs every figure on short streams at the papers' density and ask
 suffices: on a sample of an experiment's cells, the throughput and the deterministic work per event over
 k measured windows and over ``factor`` x k agree within noise.  This benchmark runs each sampled cell
 twice, on its replayed stream as configured (``windows`` = k) and on the same replay ``factor`` times as
-long (the same rates, types and plans: only ``windows`` changes), and prints both beside their ratio.
+long, and prints both beside their ratio.  The cell's workload, statistics and plans are made once, from
+the configured stream, as the run makes them (a multi-pattern cell draws its workload and estimates its
+statistics on its stream): both evaluations run the same plans, so that only the stream's length differs.
 
 A cell *agrees* when its work per event over the long stream is within ``--work-tolerance`` of the short
 stream's and its throughput ratio lies within the noise of its own repeated runs (the larger of the two
 runs' ``throughput_spread``, the max/min of a cell's timed repeats, and at least ``--min-noise``).  A
 run stopped at a cap is a bound, so a cell capped in either run is reported as capped, not judged.
-The cells are those ``run --estimate`` samples (the same seed picks the same cells); every cell runs in
-this process, short and long in turns, so that a slow moment of a shared machine hits both alike.
+The cells are those ``run --estimate`` samples (the same seed picks the same cells) among the kinds whose
+cells replay a stream of a number of windows (JQPG, MCEP, MOTTO); every cell runs in this process, short
+then long, each evaluation with the cell's own repeats.
 """
 
 from __future__ import annotations
@@ -45,17 +48,19 @@ def _with_windows(spec: dict, windows: float) -> dict:
     return out
 
 
-def _metrics(rows: list[dict]) -> dict[str, dict]:
-    """Per algorithm: its stored metrics of the cell (the whole-cell values, not a series) and its status."""
-    out: dict[str, dict] = {}
-    for r in rows:
-        if r.get("x_name") not in (None, "") and r.get("x_value") is not None and r["metric"] not in ("throughput_eps", "work", "events"):
-            continue
-        m = out.setdefault(r["algorithm"], {"status": r["status"]})
-        m.setdefault(r["metric"], r["value"])
-        if r["status"] != "ok":
-            m["status"] = r["status"]
-    return out
+def _evaluations(kind, spec: dict, factor: float) -> tuple[dict[str, dict], dict[str, dict]]:
+    """Per algorithm, the metrics and status of the cell's evaluation on its configured stream and on the one
+    ``factor`` times as long, both of the plans made from the configured stream
+    (:func:`experiments.running.cells.run_cell`'s steps)."""
+    k = float(spec["stream"]["replay"]["windows"])
+    stream = kind.stream(spec)
+    workload = kind.workload(spec, stream)
+    planned = kind.plan(spec, workload, kind.statistics(spec, stream, workload))
+    out = []
+    for s in (spec, _with_windows(spec, k * factor)):
+        evaluated = kind.evaluate(s, stream if s is spec else kind.stream(s), workload, planned)
+        out.append({alg: {**e.metrics, "status": e.status} for alg, e in evaluated.items()})
+    return out[0], out[1]
 
 
 def _per_event(m: dict, key: str) -> float | None:
@@ -104,7 +109,7 @@ def main(args: argparse.Namespace) -> int:
             specs = mod.specs(cfg, Path(tmp))
         picked = random.Random(args.seed).sample(specs, min(args.sample, len(specs)))
     picked = [s for s in picked if isinstance(s.get("stream"), dict) and (s["stream"].get("replay") or {}).get("windows")]
-    if not picked:
+    if not picked or not hasattr(mod, "cell_kind"):
         raise ConfigError(f"{cfg.exp.name}: its cells do not replay a stream of a number of windows; nothing to lengthen")
     k = float(picked[0]["stream"]["replay"]["windows"])
     print(f"{cfg.exp.name} at scale={cfg.scale.name}: {len(picked)} sampled cells, {k:g} windows against {k * args.factor:g}")
@@ -114,8 +119,7 @@ def main(args: argparse.Namespace) -> int:
     print("|" + " --- |" * len(head))
     verdicts, wratios, tratios = [], [], []
     for spec in picked:
-        short = _metrics(mod.run_cell(_with_windows(spec, k)))
-        long = _metrics(mod.run_cell(_with_windows(spec, k * args.factor)))
+        short, long = _evaluations(mod.cell_kind(spec), spec, args.factor)
         for alg in short:
             if alg not in long:
                 continue

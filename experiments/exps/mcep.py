@@ -254,5 +254,10 @@ def _segments_digest(segments) -> str:
 MCEP, ADAPTIVE_CELL = McepCell(), AdaptiveCell()
 
 
+def cell_kind(spec: Mapping) -> cells.CellKind:
+    """The cell kind that runs ``spec``: the reshuffling sweep's adaptive cell, else the MCEP cell."""
+    return ADAPTIVE_CELL if spec["x_name"] == "reshuffle_every" else MCEP
+
+
 def run_cell(spec: Mapping) -> list[dict]:
-    return cells.run_cell(ADAPTIVE_CELL if spec["x_name"] == "reshuffle_every" else MCEP, spec)
+    return cells.run_cell(cell_kind(spec), spec)

@@ -317,6 +317,10 @@ class CoresCell(MottoCell):
 MOTTO, SOLVERS, CORES = MottoCell(), SolverCell(), CoresCell()
 
 
+def cell_kind(spec: Mapping) -> cells.CellKind:
+    """The cell kind that runs ``spec``: the solver and core studies' own, else the MOTTO cell."""
+    return {"queries": SOLVERS, "cores": CORES}.get(spec["x_name"], MOTTO)
+
+
 def run_cell(spec: Mapping) -> list[dict]:
-    kind = {"queries": SOLVERS, "cores": CORES}.get(spec["x_name"], MOTTO)
-    return cells.run_cell(kind, spec)
+    return cells.run_cell(cell_kind(spec), spec)
