@@ -75,7 +75,7 @@ def test_plan_prints_shared_nodes_costs_and_steps(workload, stats_file, capsys):
     assert main(["plan", "--patterns", str(workload), "--planner", "TS-VERTEX4", "--time-limit", "0.3",
                  "--stats", str(stats_file), "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
-    assert d["cost"] <= d["initial_cost"] * (1 + 1e-9) and d["trivial_cost"] > 0 and d["steps_per_s"] > 0
+    assert d["cost"] <= d["initial_cost"] * (1 + 1e-9) and d["trivial_cost"] > 0 and d["neighbours_per_s"] > 0
     assert len(d["plans"]) == 5 and d["kind"] == "tree"
 
 
