@@ -200,8 +200,8 @@ def test_verify_replays_a_time_limited_fig11_cell_exactly():
     spec = next(s for s in build_specs(cfg) if s["algorithm"] == "TS-EDGE")
     rows = pd.DataFrame(run_cell(spec))
     replayed = replay_spec(spec, rows)
-    assert replayed["params"]["search_replay_steps"] and "search_replay_steps" not in spec["params"]
+    assert replayed["params"]["search_replay_neighbours"] and "search_replay_neighbours" not in spec["params"]
     again = pd.DataFrame(run_cell(replayed))
     assert set(again["plan"]) == set(rows["plan"])
-    for metric in ("plan_cost", "trivial_cost", "matches", "events", "work", "peak_partial_matches", "search_steps"):
+    for metric in ("plan_cost", "trivial_cost", "matches", "events", "work", "peak_partial_matches", "neighbours_evaluated"):
         assert again.loc[again.metric == metric, "value"].tolist() == rows.loc[rows.metric == metric, "value"].tolist()

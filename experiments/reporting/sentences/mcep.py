@@ -94,6 +94,19 @@ SENTENCES = entries("MCEP", [
          size_from="\"keeps improving\": TS's trend at least TREND between the two longest limits; \"converge to a constant\": "
                    "SA's flat within TREND",
          claim="SA converges while TS keeps improving (throughput gain between the two longest search times)"),
+    # Figure 11(b) against the search's effort (evaluated neighbours, algorithms/effort.py) rather than its seconds
+    dict(key="fig11b_quality_effort", where="6.2.1, Fig. 11(b)", line=346,
+         text="Unsurprisingly, the output plan quality also improves with increased time limit of the local search algorithm "
+              "(Figure 11(b)).",
+         direction="grows", size=TREND, size_from="\"improves with increased time limit\": a bare trend, TREND (one slope per seed)",
+         claim="plan quality rises with search effort: throughput gain of SA/TS-EDGE against neighbours evaluated (slope per seed)"),
+    dict(key="fig11b_sa_converges_effort", where="6.2.1, Fig. 11(b)", line=346,
+         text="Interestingly, the performance of simulated annealing seems to converge to a constant value, while Tabu search "
+              "keeps improving for longer time limits.",
+         direction="grows", size=TREND,
+         size_from="\"keeps improving\": TS's trend at least TREND between the two largest efforts; \"converge to a constant\": "
+                   "SA's flat within TREND",
+         claim="SA converges while TS keeps improving (throughput gain between the two largest efforts in neighbours evaluated)"),
     # ---- Figure 13 (Figure 11(c), (d) and 6.2.3) -------------------------------------------------------------
     dict(key="fig11c_window", where="6.2.1, Fig. 11(c)", line=346, text=FIG11C, direction="grows", size=TREND,
          size_from="\"increasing it leads to bigger differences in plan qualities\": a bare trend, TREND (one slope per seed)",
