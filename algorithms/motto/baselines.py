@@ -37,11 +37,14 @@ MST_TECHNIQUES = frozenset({MST_SUBSTRING, MST_MERGE})
 
 
 def mst_plan(queries: Sequence[Query], stats: Statistics, *, time_budget_s: float = 5.0, seed: int = 0,
-             charge_leaves: bool = True, mpm_filters: bool = False, max_nodes: int | None = None):
-    """MOTTO's planner restricted to MST between whole queries (module docstring)."""
+             charge_leaves: bool = True, mpm_filters: bool = False, max_nodes: int | None = None,
+             sa_neighbours: int = 20000, sa_time_budget_s: float | None = None):
+    """MOTTO's planner restricted to MST between whole queries (module docstring); the annealing
+    evaluates ``sa_neighbours`` neighbours within ``sa_time_budget_s`` (default: ``time_budget_s``)."""
     from algorithms.motto.plan import optimize
 
-    return optimize(queries, stats, time_budget_s=time_budget_s, seed=seed, sa_time_budget_s=time_budget_s,
+    return optimize(queries, stats, time_budget_s=time_budget_s, seed=seed,
+                    sa_time_budget_s=time_budget_s if sa_time_budget_s is None else sa_time_budget_s, sa_neighbours=sa_neighbours,
                     max_subqueries=0, techniques=MST_TECHNIQUES, extend_windows=False, charge_leaves=charge_leaves,
                     mpm_filters=mpm_filters, max_nodes=max_nodes)
 

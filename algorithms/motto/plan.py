@@ -64,6 +64,7 @@ class MottoPlan:
     graph_size: dict
     params: dict = field(default_factory=dict)
     search_seconds: float = 0.0  # the Steiner search alone (optimizer_seconds also builds the graph)
+    neighbours: int = 0  # neighbours the annealing evaluated (algorithms.effort); 0 when the exact search finished
 
     def step(self, name: str) -> PlanStep:
         return next(s for s in self.steps if s.name == name)
@@ -109,7 +110,7 @@ def optimize(
     *,
     time_budget_s: float = 300.0,
     seed: int = 0,
-    sa_iterations: int = 20000,
+    sa_neighbours: int = 20000,
     sa_time_budget_s: float = 60.0,
     max_subqueries: int = 2000,
     exact: str = "milp",
@@ -154,13 +155,13 @@ def optimize(
                      extend_windows=extend_windows, costs=MottoCosts(stats, selectivities, charge_leaves=charge_leaves,
                                                                        mpm_filters=mpm_filters))
     if solver == "auto":
-        res = solve(sg.graph, time_budget_s=time_budget_s, seed=seed, sa_iterations=sa_iterations, sa_time_budget_s=sa_time_budget_s,
+        res = solve(sg.graph, time_budget_s=time_budget_s, seed=seed, sa_neighbours=sa_neighbours, sa_time_budget_s=sa_time_budget_s,
                     exact=exact, max_nodes=max_nodes)
     elif solver == "exact":
         res = (milp_branch_and_bound if exact == "milp" else branch_and_bound)(sg.graph, time_budget_s=time_budget_s,
                                                                                max_nodes=max_nodes)
     else:
-        res = simulated_annealing(sg.graph, seed=seed, iterations=sa_iterations, time_budget_s=sa_time_budget_s)
+        res = simulated_annealing(sg.graph, seed=seed, neighbours=sa_neighbours, time_budget_s=sa_time_budget_s)
     steps = _steps(sg, res.parent)
     return MottoPlan(
         queries=tuple(queries),
@@ -180,7 +181,7 @@ def optimize(
         params={
             "time_budget_s": time_budget_s,
             "seed": seed,
-            "sa_iterations": sa_iterations,
+            "sa_neighbours": sa_neighbours,
             "sa_time_budget_s": sa_time_budget_s,
             "max_subqueries": max_subqueries,
             "exact": exact,
@@ -192,6 +193,7 @@ def optimize(
             "max_nodes": max_nodes,
         },
         search_seconds=res.seconds,
+        neighbours=res.neighbours,
     )
 
 

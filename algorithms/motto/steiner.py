@@ -43,6 +43,7 @@ from typing import Iterable, Mapping
 
 from cep.errors import PlanError
 
+from algorithms.effort import Effort, check_budget
 from algorithms.plan_ranking import better, cheaper, rank
 
 
@@ -113,6 +114,8 @@ class SteinerResult:
     exact: bool
     seconds: float
     explored: int  # branch-and-bound nodes or annealing steps
+    neighbours: int = 0  # neighbours the annealing evaluated (algorithms.effort); 0 for the exact search
+    exhausted: bool = False  # the annealing stopped for want of a neighbour (no Steiner vertex to flip)
 
 
 def greedy(g: SteinerGraph) -> frozenset[int]:
@@ -328,40 +331,44 @@ def simulated_annealing(
     g: SteinerGraph,
     *,
     seed: int = 0,
-    iterations: int = 20000,
+    neighbours: int = 20000,
     time_budget_s: float = 60.0,
     start: Iterable[int] = (),
     t0_fraction: float = 0.05,
     cooling: float | None = None,
 ) -> SteinerResult:
-    """Simulated annealing over the set of Steiner vertices (module docstring).  The initial
-    temperature is ``t0_fraction`` of the start cost; it decays geometrically to 1e-4 of that over
-    ``iterations`` steps unless ``cooling`` is given.  Deterministic for a seed (the time budget
-    only cuts the run short)."""
+    """Simulated annealing over the set of Steiner vertices (module docstring): a neighbour flips one
+    Steiner vertex in or out, and costing its tree is one evaluated neighbour
+    (:mod:`algorithms.effort`).  It evaluates ``neighbours`` of them (its budget), fewer only when the
+    graph has no Steiner vertex (``exhausted``) or ``time_budget_s`` cuts it short (checked every 256
+    neighbours; ``math.inf`` for a budget in neighbours alone).  The initial temperature is
+    ``t0_fraction`` of the start cost; it decays geometrically to 1e-4 of that over the budget unless
+    ``cooling`` is given.  Deterministic for a seed (the time budget only cuts the run short)."""
     t_start = time.perf_counter()
+    effort = Effort(check_budget(neighbours, "the annealing's neighbours"))
     rng = random.Random(seed)
     steiner = list(g.steiner)
     cur = set(start)
     cur_cost, _ = g.tree(cur)
     best_cost, best_set = cur_cost, frozenset(cur)
     temp = t0_fraction * (cur_cost if math.isfinite(cur_cost) and cur_cost > 0 else 1.0)
-    alpha = cooling if cooling is not None else (1e-4) ** (1.0 / max(iterations, 1))
-    steps = 0
-    for steps in range(1, iterations + 1):
-        if not steiner:
-            break
-        if steps % 256 == 0 and time.perf_counter() - t_start > time_budget_s:
+    alpha = cooling if cooling is not None else (1e-4) ** (1.0 / max(effort.budget, 1))
+    effort.exhausted = not steiner and effort.budget > 0
+    while steiner and effort.left():
+        if effort.evaluated % 256 == 255 and time.perf_counter() - t_start > time_budget_s:
             break
         s = steiner[rng.randrange(len(steiner))]
         nxt = cur ^ {s}
         c, _ = g.tree(nxt)
+        effort.spend()
         if not cheaper(cur_cost, c) or (math.isfinite(c) and rng.random() < math.exp(-(c - cur_cost) / max(temp, 1e-300))):
             cur, cur_cost = nxt, c
             if better(c, sorted(cur), best_cost, sorted(best_set)):
                 best_cost, best_set = c, frozenset(cur)
         temp *= alpha
     cost, parent = g.tree(best_set)
-    return SteinerResult(cost, best_set, parent, "annealing", False, time.perf_counter() - t_start, steps)
+    return SteinerResult(cost, best_set, parent, "annealing", False, time.perf_counter() - t_start, effort.evaluated,
+                         effort.evaluated, effort.exhausted)
 
 
 EXACT_METHODS = ("milp", "combinatorial")
@@ -372,7 +379,7 @@ def solve(
     *,
     time_budget_s: float = 300.0,
     seed: int = 0,
-    sa_iterations: int = 20000,
+    sa_neighbours: int = 20000,
     sa_time_budget_s: float = 60.0,
     exact: str = "milp",
     max_nodes: int | None = None,
@@ -386,6 +393,7 @@ def solve(
     bb = (milp_branch_and_bound if exact == "milp" else branch_and_bound)(g, time_budget_s=time_budget_s, max_nodes=max_nodes)
     if bb.exact:
         return bb
-    sa = simulated_annealing(g, seed=seed, iterations=sa_iterations, time_budget_s=sa_time_budget_s, start=bb.chosen)
+    sa = simulated_annealing(g, seed=seed, neighbours=sa_neighbours, time_budget_s=sa_time_budget_s, start=bb.chosen)
     best = sa if cheaper(sa.cost, bb.cost) else bb
-    return SteinerResult(best.cost, best.chosen, best.parent, "annealing", False, bb.seconds + sa.seconds, bb.explored + sa.explored)
+    return SteinerResult(best.cost, best.chosen, best.parent, "annealing", False, bb.seconds + sa.seconds, bb.explored + sa.explored,
+                         sa.neighbours, sa.exhausted)

@@ -95,8 +95,16 @@ class MultiPlanned:
     motto: "MottoPlan | None" = None  # the MOTTO plan of SH-MDT and MST (its cost: MOTTO's own objective)
 
     @property
-    def steps_per_s(self) -> float | None:
-        return self.search.steps_per_s if self.search else None
+    def neighbours(self) -> int | None:
+        """The neighbours the plan's search evaluated (:mod:`algorithms.effort`): the local search's, or
+        the annealing of SH-MDT's and MST's Steiner search; None for a method without a local search."""
+        if self.search is not None:
+            return self.search.neighbours
+        return self.motto.neighbours if self.motto is not None and self.motto.neighbours is not None else None
+
+    @property
+    def neighbours_per_s(self) -> float | None:
+        return self.search.neighbours_per_s if self.search else None
 
     def to_json(self) -> dict:
         d = self.plan.describe()
@@ -108,8 +116,8 @@ class MultiPlanned:
             "initial_cost": self.initial_cost,
             "gain_over_trivial": (self.trivial_cost / self.cost) if self.cost > 0 else None,
             "plan_time_s": self.plan_time_s,
-            "steps": self.search.steps if self.search else 0,
-            "steps_per_s": self.steps_per_s,
+            "neighbours": self.neighbours or 0,
+            "neighbours_per_s": self.neighbours_per_s,
             "mpg_edges": self.mpg_edges,
             **d,
         }
@@ -128,14 +136,18 @@ def _trivial_global_plan(clauses, models, kind: str) -> GlobalPlan:
 
 
 def plan_workload(patterns, name: str, stats, *, time_limit: float = 5.0, seed: int = 0,
-                  max_steps: int | None = None, replay_steps: list[int] | None = None,
-                  alpha: float = 0.0, max_nodes: int | None = None) -> MultiPlanned:
+                  max_neighbours: int | None = None, replay_neighbours: list[int] | None = None,
+                  alpha: float = 0.0, max_nodes: int | None = None, motto_neighbours: int | None = None) -> MultiPlanned:
     """A global plan for ``patterns`` by the named multi-pattern optimizer or single-pattern planner.
 
-    ``stats``: one :class:`cep.Statistics` for all patterns, or one per pattern.  ``replay_steps``: a
-    local search's ``search.component_steps`` from an earlier run, replayed exactly (no clock; see
+    ``stats``: one :class:`cep.Statistics` for all patterns, or one per pattern.  ``max_neighbours``: the
+    local search's budget in evaluated neighbours (:mod:`algorithms.effort`; no clock).  ``replay_neighbours``: a local search's
+    ``search.component_neighbours`` from an earlier run, replayed exactly (no clock; see
     :mod:`algorithms.multi.search`).  ``max_nodes``: SH-MDT's and MST's Steiner search bounded by
-    branch-and-bound nodes instead of the time limit (no clock; :func:`algorithms.multi.sh_mdt.sh_mdt_plan`)."""
+    branch-and-bound nodes instead of the time limit (no clock; :func:`algorithms.multi.sh_mdt.sh_mdt_plan`), and
+    ``motto_neighbours`` their annealing in evaluated neighbours (no clock; default
+    :data:`algorithms.multi.sh_mdt.MOTTO_SA_NEIGHBOURS` within the time limit): a neighbour of MOTTO's
+    annealing (one Steiner vertex flipped) is another search's, so it has a budget of its own."""
     if time_limit is None or not time_limit > 0:
         raise PlanError(f"the time limit must be a positive number of seconds, got {time_limit!r}")
     clauses = workload_clauses(patterns)
@@ -146,8 +158,8 @@ def plan_workload(patterns, name: str, stats, *, time_limit: float = 5.0, seed: 
         spec = MULTI_PLANNERS[name]
         mpg = MultiPatternGraph(clauses, min_size=1 if spec.kind == "order" else 2)
         g, search, initial = local_search(clauses, models, mpg, kind=spec.kind, heuristic=spec.heuristic, k=spec.k,
-                                          vertex=spec.vertex, time_limit=time_limit, seed=seed, max_steps=max_steps,
-                                          replay_steps=replay_steps)
+                                          vertex=spec.vertex, time_limit=time_limit, seed=seed,
+                                          max_neighbours=max_neighbours, replay_neighbours=replay_neighbours)
         edges = len(mpg.edges)
     elif name in BASELINE_NAMES:
         from algorithms.multi.baselines import BASELINES
@@ -158,14 +170,14 @@ def plan_workload(patterns, name: str, stats, *, time_limit: float = 5.0, seed: 
         from algorithms.multi.sh_mdt import sh_mdt_plan
 
         out = sh_mdt_plan(patterns, clauses, models, stats, time_budget_s=min(time_limit, 5.0), seed=seed,
-                          max_nodes=max_nodes)
+                          max_nodes=max_nodes, max_neighbours=motto_neighbours)
         g, motto = out.plan, out.motto
         search, edges, initial = None, 0, None
     elif name in MOTTO_BASELINE_NAMES:
         from algorithms.multi.sh_mdt import motto_baseline_plan
 
         out = motto_baseline_plan(name, patterns, clauses, models, stats, time_budget_s=min(time_limit, 5.0), seed=seed,
-                                  max_nodes=max_nodes)
+                                  max_nodes=max_nodes, max_neighbours=motto_neighbours)
         g, motto = out.plan, out.motto
         search, edges, initial = None, 0, None
     elif name == "TRIVIAL" or name in _single_names():

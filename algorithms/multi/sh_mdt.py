@@ -75,6 +75,7 @@ if TYPE_CHECKING:
     from algorithms.motto import MottoPlan
 
 MOTTO_TIME_BUDGET_S = 5.0  # the exact Steiner search's budget inside SH-MDT; annealing beyond it
+MOTTO_SA_NEIGHBOURS = 20_000  # the annealing's default budget in evaluated neighbours (algorithms.effort)
 # MOTTO's techniques an MPM can execute (OTT: Filter_sc as a filter node; Filter_cd never arises, module docstring)
 MPM_TECHNIQUES = frozenset({"MST-substring", "MST-merge", "window", "nested", "OTT"})
 
@@ -319,11 +320,13 @@ def sharing_mpm(clauses, models, sharing: Sharing, *, incidental: bool = False) 
 
 
 def sh_mdt_plan(patterns, clauses, models, stats, *, time_budget_s: float = MOTTO_TIME_BUDGET_S,
-                seed: int = 0, exact: str = "milp", solver: str = "auto", max_nodes: int | None = None) -> MottoMpm:
+                seed: int = 0, exact: str = "milp", solver: str = "auto", max_nodes: int | None = None,
+                max_neighbours: int | None = None) -> MottoMpm:
     """SH-MDT's MPM for ``patterns`` and MOTTO's plan (module docstring); ``solver`` as in
     :func:`algorithms.motto.optimize` (MOTTO's rule, or one Steiner search alone: MOTTO Figure 14a).
-    ``max_nodes`` bounds the exact search in branch-and-bound nodes instead of ``time_budget_s``, and
-    annealing by its iterations alone: a budget that does not depend on the machine."""
+    ``max_nodes`` bounds the exact search in branch-and-bound nodes instead of ``time_budget_s``;
+    ``max_neighbours`` is the annealing's budget in evaluated neighbours (:mod:`algorithms.effort`;
+    default :data:`MOTTO_SA_NEIGHBOURS`), with no clock when it is given or ``max_nodes`` is."""
     from algorithms.motto import optimize
 
     queries, qname = _motto_queries(patterns, clauses)
@@ -331,16 +334,18 @@ def sh_mdt_plan(patterns, clauses, models, stats, *, time_budget_s: float = MOTT
     if not queries:
         return MottoMpm(sharing_mpm(clauses, models, Sharing({}, {}, {})))
     budget = time_budget_s if max_nodes is None else math.inf
-    mp = optimize(queries, st, time_budget_s=budget, seed=seed, sa_time_budget_s=budget, exact=exact,
+    sa_budget = budget if max_neighbours is None else math.inf
+    mp = optimize(queries, st, time_budget_s=budget, seed=seed, sa_time_budget_s=sa_budget, exact=exact,
+                  sa_neighbours=MOTTO_SA_NEIGHBOURS if max_neighbours is None else max_neighbours,
                   techniques=MPM_TECHNIQUES, charge_leaves=False, mpm_filters=True, solver=solver, max_nodes=max_nodes)
     return MottoMpm(sharing_mpm(clauses, models, sharing_of_motto_plan(mp, qname, st.rates)), mp)
 
 
 def motto_baseline_plan(name: str, patterns, clauses, models, stats, *, time_budget_s: float = MOTTO_TIME_BUDGET_S,
-                        seed: int = 0, max_nodes: int | None = None) -> MottoMpm:
+                        seed: int = 0, max_nodes: int | None = None, max_neighbours: int | None = None) -> MottoMpm:
     """The MPM of MOTTO's baselines NA, MST and LCSE (:mod:`algorithms.motto.baselines`; NA: each
     pattern alone by DP-B, the MPM sharing nothing but its leaves), with MST's MOTTO plan
-    (``max_nodes`` as in :func:`sh_mdt_plan`)."""
+    (``max_nodes`` and ``max_neighbours`` as in :func:`sh_mdt_plan`)."""
     from algorithms.motto.baselines import lcse_sharing, mst_plan
 
     queries, qname = _motto_queries(patterns, clauses)
@@ -348,8 +353,10 @@ def motto_baseline_plan(name: str, patterns, clauses, models, stats, *, time_bud
         return MottoMpm(sharing_mpm(clauses, models, Sharing({}, {}, {})))
     st = stats[0] if isinstance(stats, (list, tuple)) else stats
     if name == "MST":
-        mp = mst_plan(queries, st, time_budget_s=time_budget_s if max_nodes is None else math.inf, seed=seed,
-                      charge_leaves=False, mpm_filters=True, max_nodes=max_nodes)
+        budget = time_budget_s if max_nodes is None else math.inf
+        mp = mst_plan(queries, st, time_budget_s=budget, seed=seed, charge_leaves=False, mpm_filters=True, max_nodes=max_nodes,
+                      sa_neighbours=MOTTO_SA_NEIGHBOURS if max_neighbours is None else max_neighbours,
+                      sa_time_budget_s=budget if max_neighbours is None else math.inf)
         return MottoMpm(sharing_mpm(clauses, models, sharing_of_motto_plan(mp, qname, st.rates)), mp)
     assert name == "LCSE", name
     chosen = lcse_sharing(queries)

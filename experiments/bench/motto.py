@@ -33,13 +33,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", type=float, default=10.0, help="seconds for each branch and bound and for annealing (default 10)")
     p.add_argument("--seeds", default="0", help="comma-separated seeds (default 0)")
     p.add_argument("--r", type=float, default=1.0, help="basic workload ratio of Table V (default 1)")
-    p.add_argument("--sa-iterations", type=int, default=20000, help="annealing iterations (default 20000)")
+    p.add_argument("--sa-neighbours", type=int, default=20000, help="the annealing's budget in evaluated neighbours (default 20000)")
     p.add_argument("--max-subqueries", type=int, default=2000, help="cap of the interesting sub-query search (default 2000)")
     p.add_argument("--no-combinatorial", action="store_true", help="skip our combinatorial branch and bound")
     p.add_argument("--json", action="store_true", help="print one JSON object per seed and size")
 
 
-def measure(m: int, *, seed: int = 0, r: float = 1.0, budget_s: float = 10.0, sa_iterations: int = 20000,
+def measure(m: int, *, seed: int = 0, r: float = 1.0, budget_s: float = 10.0, sa_neighbours: int = 20000,
             max_subqueries: int = 2000, combinatorial: bool = True) -> dict:
     """One row: the sharing graph of a Table V workload of ``m`` queries and each search on it
     (the combinatorial branch and bound's entries are None when ``combinatorial`` is false)."""
@@ -57,7 +57,7 @@ def measure(m: int, *, seed: int = 0, r: float = 1.0, budget_s: float = 10.0, sa
     g = sg.graph
     bb = branch_and_bound(g, time_budget_s=budget_s) if combinatorial else None
     mb = milp_branch_and_bound(g, time_budget_s=budget_s)
-    sa = simulated_annealing(g, seed=seed, iterations=sa_iterations, time_budget_s=budget_s)
+    sa = simulated_annealing(g, seed=seed, neighbours=sa_neighbours, time_budget_s=budget_s)
     trivial = g.trivial_cost()
     return {
         "seed": seed,
@@ -76,6 +76,7 @@ def measure(m: int, *, seed: int = 0, r: float = 1.0, budget_s: float = 10.0, sa
         "milp_s": mb.seconds,
         "milp_cost/trivial": mb.cost / trivial,
         "sa_s": sa.seconds,
+        "sa_neighbours": sa.neighbours,
         "sa_cost/trivial": sa.cost / trivial,
     }
 
@@ -99,7 +100,7 @@ def main(args: argparse.Namespace) -> int:
     rows = []
     for seed in seeds:
         for m in sizes:
-            row = measure(m, seed=seed, r=args.r, budget_s=args.budget, sa_iterations=args.sa_iterations,
+            row = measure(m, seed=seed, r=args.r, budget_s=args.budget, sa_neighbours=args.sa_neighbours,
                           max_subqueries=args.max_subqueries, combinatorial=not args.no_combinatorial)
             if args.json:
                 print(json.dumps(row), flush=True)

@@ -106,7 +106,7 @@ DENSE_COLUMNS = {
     "same_matches_as_baseline": ("as base", _same),
 }
 SEARCH_COLUMNS = {
-    "planner": ("planner", str), "steps": ("steps", fmt(",")), "steps_per_s": ("steps/s", fmt(",.0f")),
+    "planner": ("planner", str), "neighbours": ("neighbours", fmt(",")), "neighbours_per_s": ("neighbours/s", fmt(",.0f")),
     "plan_cost": ("cost", fmt(".5g")), "gain_over_trivial": ("gain", fmt(".2f")),
     "start_gain_over_trivial": ("start gain", fmt(".2f")), "mpg_edges": ("edges", fmt("d")),
 }
@@ -411,8 +411,8 @@ def run_search(args: argparse.Namespace) -> None:
             continue
         t = time.perf_counter()
         r = plan_workload(pats, name, stats, time_limit=args.time_limit, seed=args.seed)
-        row = {"part": "search", "planner": name, "patterns": len(pats), "steps": r.search.steps,
-               "steps_per_s": r.steps_per_s, "plan_cost": r.cost, "gain_over_trivial": r.trivial_cost / r.cost,
+        row = {"part": "search", "planner": name, "patterns": len(pats), "neighbours": r.search.neighbours,
+               "neighbours_per_s": r.neighbours_per_s, "plan_cost": r.cost, "gain_over_trivial": r.trivial_cost / r.cost,
                "start_gain_over_trivial": r.trivial_cost / r.initial_cost, "mpg_edges": r.mpg_edges,
                "wall_s": time.perf_counter() - t}
         rows.append(row)

@@ -98,7 +98,8 @@ def _print_plan(r, pats, out=None) -> None:
     print(f"cost: {r.cost:,.6g}   trivial global plan: {r.trivial_cost:,.6g}"
           + (f"   gain: {gain:.3g}x" if gain else ""), file=out)
     if r.search is not None:
-        print(f"search: {r.search.steps:,} steps in {r.search.elapsed_s:.2f} s ({r.search.steps_per_s:,.0f} steps/s), "
+        print(f"search: {r.search.neighbours:,} neighbours evaluated in {r.search.elapsed_s:.2f} s "
+              f"({r.search.neighbours_per_s:,.0f}/s), "
               f"start cost {r.initial_cost:,.6g}", file=out)
 
 

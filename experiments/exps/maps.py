@@ -35,7 +35,7 @@ calibrated on the bundled real data):
 * ``workloads`` (multi-pattern optimizers, MCEP): ``events_per_window``, ``rate_ratio``,
   ``pattern_size`` (average), ``workload_size`` (patterns) and ``density`` (their overlap: the MPG
   density); workloads of :mod:`experiments.workloads.mcep` over a pool of ``type_pool`` real types,
-  replayed; one pass of the multi-pattern evaluator per method, searches of ``search_steps`` steps.
+  replayed; one pass of the multi-pattern evaluator per method, searches of ``search_neighbours`` evaluated neighbours.
 * ``trends`` (trend aggregation engines, HAMLET): ``events_per_minute``, ``burst_mean`` (the mean
   burst of the shared Kleene type: burstiness) and ``queries``; the bursty stock stream (real NASDAQ
   values, :mod:`experiments.data.bursty_stock`) and HAMLET's first workload
@@ -75,7 +75,7 @@ _GRID = ("base", "values", "pairs", "workloads", "repeats")
 SETTINGS: dict[str, Keys] = {
     "patterns": Keys(_GRID + ("windows", "window_seconds", "max_partial_matches", "max_work"),
                      ("evaluate_up_to", "min_stream_events", "min_events", "stats_max_pairs", "selectivity_centre")),
-    "workloads": Keys(_GRID + ("windows", "window_seconds", "type_pool", "max_partial_matches", "max_work", "search_steps"),
+    "workloads": Keys(_GRID + ("windows", "window_seconds", "type_pool", "max_partial_matches", "max_work", "search_neighbours"),
                       ("min_events", "selectivity_range", "kleene_max", "structure")),
     "trends": Keys(_GRID + ("minutes", "window_s", "max_trends", "sharon_max_work"), ("greta_max_work", "kleene_share")),
 }
@@ -235,7 +235,7 @@ def _workload_specs(cfg: DictConfig, sc: Mapping, common: dict, points: list[dic
         params = {"workload_size": int(point["workload_size"]), "pattern_size": float(point["pattern_size"]),
                   "density": float(point["density"]), "rate_diff": 1.0, "window": window_s,
                   "selectivity_range": list(sc.get("selectivity_range") or [0.002, 0.88]), "structure": sc.get("structure", "mixed"),
-                  "kleene_max": int(sc.get("kleene_max", 2)), "search_steps": int(sc["search_steps"]),
+                  "kleene_max": int(sc.get("kleene_max", 2)), "search_neighbours": int(sc["search_neighbours"]),
                   "repeats": int(sc["repeats"]), **evaluation_caps(sc)}
         replay = {"window_seconds": window_s, "events_per_window": float(point["events_per_window"]),
                   "rate_ratio": float(point["rate_ratio"]), "windows": float(sc["windows"])}

@@ -9,7 +9,7 @@ planned and evaluated on the same stream, in turns (:func:`experiments.running.c
   on the tree evaluator) fed the whole stream ``repeats`` times in turns, under the cell's caps.
 * :class:`WorkloadCell` (MCEP optimizers): the workload of :func:`experiments.workloads.mcep.experiment_workload`
   over the replayed pool, one selectivity table per pattern, each method's global plan (local searches
-  of ``search_steps`` steps: deterministic), one pass of the multi-pattern evaluator per plan in turns
+  of ``search_neighbours`` evaluated neighbours: deterministic), one pass of the multi-pattern evaluator per plan in turns
   (:func:`experiments.exps.kit.evaluate_in_turns`).
 * :class:`TrendCell` (HAMLET engines): the bursty stock stream at the point's rate and burstiness, the
   first workload of HAMLET 5.1 with the point's number of queries, each engine as the HAMLET figures run
@@ -111,7 +111,7 @@ class WorkloadCell(cells.CellKind):
 
     def plan_one(self, spec: Mapping, patterns, stats, algorithm: str) -> cells.Planned:
         own = is_builtin(algorithm) or algorithm in multi_planner_names()  # a step budget is the built-in searches' own
-        budget = {"time_limit": 3600.0, "max_steps": int(spec["params"]["search_steps"])} if own else {"time_limit": 5.0}
+        budget = {"time_limit": 3600.0, "max_neighbours": int(spec["params"]["search_neighbours"])} if own else {"time_limit": 5.0}
         r = plan_workload(patterns, algorithm, stats, seed=int(spec["seed"]), **budget)
         return cells.Planned(r.plan, plan_digest(r.plan), {"plan_cost": r.cost, "trivial_cost": r.trivial_cost,
                                                            "plan_time_s": r.plan_time_s, "mpg_density": measured_density(patterns)})

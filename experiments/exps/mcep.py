@@ -9,7 +9,7 @@ multi-pattern optimizer with the sweep's search time, or TRIVIAL: written orders
 then one pass of the multi-pattern evaluator over the stream (``repeats`` runs, median throughput).
 
 Swept parameters: ``workload_size`` (patterns), ``pattern_size`` (average events), ``search_time``
-(seconds of local search), ``window`` (seconds) and ``count_window`` (events), ``density`` (MPG
+(seconds of local search), ``search_neighbours`` (its effort in evaluated neighbours), ``window`` (seconds) and ``count_window`` (events), ``density`` (MPG
 density) and ``rate_diff`` (normalized arrival-rate difference), and ``reshuffle_every`` (events
 between two reshuffles of ``reshuffle_types`` types, MCEP 6.2.3), whose algorithms are ``static``
 (one SA-EDGE plan made on the first ``drift_window`` events' statistics) and ``adaptive`` (drift
@@ -20,18 +20,22 @@ as ``window``, overrides base's for these cells, and its ``seeds`` replace the s
 migration without replay (:class:`AdaptiveCell`), so both report exactly the same matches, those
 spanning a switch included.
 
-The search runs for ``search_steps`` steps when the scale gives them (deterministic: plans, costs
-and counts re-run identically, as ``verify`` requires) and for ``search_time`` seconds otherwise and
-in the search-time sweep (whose plans then depend on the machine's speed).  A time-limited cell
-records the steps each MPG component's search took in its rows' ``params``
-(``search_replay_steps``) and its total as the measured metric ``search_steps``; a cell whose params
-carry ``search_replay_steps`` replays exactly those steps with no clock
-(:func:`algorithms.multi.search.local_search`), which is how ``verify`` re-runs it.
+The search's budget is its effort, ``search_neighbours`` evaluated neighbours (:mod:`algorithms.effort`,
+the calibration against the paper's 180 s of Java in docs/mcep.md; deterministic: plans, costs and
+counts re-run identically, as ``verify`` requires), swept in Figure 11's ``search_neighbours`` sweep;
+only the search-time sweep (``search_time`` seconds, Figure 11 against time) runs against the clock,
+so its plans depend on the machine's speed.  Every searched cell records the neighbours its search
+evaluated (``neighbours_evaluated``) and the MPG components whose neighbourhood ran out first
+(``search_exhausted``); a time-limited cell also records those of each component in its rows'
+``params`` (``search_replay_neighbours``), and a cell whose params carry them evaluates exactly those
+with no clock (:func:`algorithms.multi.search.local_search`), which is how ``verify`` re-runs it.
+SH-MDT (Figure 12) keeps MOTTO's own budgets (a 5 s exact search, then annealing of
+:data:`algorithms.multi.sh_mdt.MOTTO_SA_NEIGHBOURS` neighbours) and records the annealing's neighbours.
 
 Rows (:mod:`experiments.running.store`): ``dataset`` the dataset name; ``workload`` ``mcep``; ``algorithm``
 the planner (or static/adaptive); ``x_name``/``x_value`` the sweep; metrics ``throughput_eps``,
 ``matches``, ``events``, ``peak_partial_matches``, ``plan_cost``, ``trivial_cost``, ``plan_time_s``,
-``steps_per_s``, ``search_steps`` (time-limited searches), ``mpg_density``; the reshuffling cells
+``neighbours_per_s``, ``neighbours_evaluated``, ``search_exhausted``, ``mpg_density``; the reshuffling cells
 ``replans`` (plan switches), ``drift_detections``, ``replayed_events`` (0) and ``overlap_events``.  The report
 pairs each algorithm with TRIVIAL (static with adaptive) of the same sweep, value and seed.  Counts
 are equal across the algorithms of one cell group.
@@ -58,6 +62,7 @@ from typing import Mapping
 
 from omegaconf import DictConfig, OmegaConf
 
+from algorithms.effort import check_budget
 from algorithms.multi import plan_workload
 from algorithms.multi.registry import multi_planner_names
 from algorithms.registry import is_builtin
@@ -79,7 +84,7 @@ from experiments.running.execution import run_all_cells
 from experiments.running.settings import Keys, resolve
 from experiments.workloads.mcep import experiment_workload, measured_density, reshuffle_types
 
-SWEEPS = ("workload_size", "pattern_size", "search_time", "window", "count_window", "density", "rate_diff",
+SWEEPS = ("workload_size", "pattern_size", "search_time", "search_neighbours", "window", "count_window", "density", "rate_diff",
           "reshuffle_every")
 ADAPTIVE = ("static", "adaptive")
 #: the reshuffling settings an earlier version read from ``base``: still there (every cell's params,
@@ -139,22 +144,23 @@ def run(cfg: DictConfig, out_dir: Path) -> int:
 
 # ---- one cell ----------------------------------------------------------------------------------------
 def _budget(spec: Mapping) -> dict:
-    """The search budget: ``search_steps`` steps when the config gives them (a deterministic search,
-    so ``verify`` can re-run the cell), except in the search-time sweep; else ``search_time`` seconds."""
+    """The search budget: ``search_neighbours`` evaluated neighbours (a deterministic search, so ``verify``
+    can re-run the cell), except in the search-time sweep and at a scale that gives none:
+    ``search_time`` seconds; a time-limited cell's recorded neighbours when its params carry them."""
     p = spec["params"]
-    replay = p.get("search_replay_steps")
+    replay = p.get("search_replay_neighbours")
     if replay is not None:
-        return {"time_limit": 3600.0, "replay_steps": [int(x) for x in replay]}
-    steps = p.get("search_steps")
-    if steps and spec["x_name"] != "search_time":
-        return {"time_limit": 3600.0, "max_steps": int(steps)}
+        return {"time_limit": 3600.0, "replay_neighbours": [int(x) for x in replay]}
+    neighbours = p.get("search_neighbours")
+    if neighbours is not None and spec["x_name"] != "search_time":
+        return {"time_limit": 3600.0, "max_neighbours": check_budget(neighbours, f"search_neighbours of {spec['x_name']}")}
     return {"time_limit": float(p["search_time"])}
 
 
 def _builtin(algorithm: str) -> bool:
     """Whether ``algorithm`` is one of this repository's methods; one from another package
-    (``+extra_planners``) gets the sweep's ``search_time`` as its time limit, since step budgets are
-    the built-in local searches' own."""
+    (``+extra_planners``) gets the sweep's ``search_time`` as its time limit, since budgets in evaluated
+    neighbours are the built-in searches' own."""
     return is_builtin(algorithm) or algorithm in multi_planner_names()
 
 
@@ -179,11 +185,13 @@ class McepCell(cells.CellKind):
         metrics = {"plan_cost": r.cost, "trivial_cost": r.trivial_cost, "plan_time_s": r.plan_time_s,
                    "mpg_density": measured_density(patterns)}
         fields = {}
+        if r.neighbours is not None:
+            metrics["neighbours_evaluated"] = r.neighbours
         if r.search is not None:
-            metrics["steps_per_s"] = r.steps_per_s
-            if "max_steps" not in budget:  # a time-limited search: its steps, for verify to replay
-                metrics["search_steps"] = r.search.steps
-                fields["params"] = cells.params_json({**spec["params"], "search_replay_steps": list(r.search.component_steps)})
+            metrics.update(neighbours_per_s=r.neighbours_per_s, search_exhausted=r.search.exhausted)
+            if budget.keys() == {"time_limit"}:  # a time-limited search: its neighbours, for verify to replay
+                fields["params"] = cells.params_json({**spec["params"],
+                                                      "search_replay_neighbours": list(r.search.component_neighbours)})
         return cells.Planned(r.plan, plan_digest(r.plan), metrics, fields)
 
     def evaluate(self, spec: Mapping, stream, patterns, planned):

@@ -42,6 +42,12 @@ answering the smaller-window query (a window filter) *is* realized: MPM node key
 and every owner checks its own at its root.  MOTTO's costs leave out the event buffers, which the
 MPM shares whatever the plan.
 
+MOTTO's Steiner search has two budgets (MOTTO V-B, VII-C): ``budget_s`` seconds for the exact
+branch and bound (a node of it is no neighbour: it has none in evaluated neighbours), then, when it
+does not finish, simulated annealing of ``search_neighbours`` evaluated neighbours
+(:mod:`algorithms.effort`: one Steiner vertex flipped and the tree costed), with no clock; the
+calibration against the paper's 20 s of annealing is in docs/motto.md ("Search effort").
+
 Sweeps (``x_name``): ``r`` (Figure 13a, the basic-workload ratio); ``queries`` (Figure 14a: SH-MDT with
 MOTTO's Steiner tree found by the exact MILP branch and bound within ``budget_s`` and by simulated
 annealing alone, on one sharing graph built as SH-MDT builds it from the stream's statistics
@@ -65,9 +71,10 @@ Rows (:mod:`experiments.running.store`): ``workload`` ``motto``; ``algorithm`` t
 thread of the driver); ``x_name``/``x_value``; metrics ``throughput_eps``, ``matches``, ``events``,
 ``work``, ``peak_partial_matches``, ``plan_cost`` (our Cost_tree^multi of the MPM), ``trivial_cost``,
 ``plan_time_s``, ``shared_nodes`` (internal MPM nodes with two or more owners), for MST and SH-MDT
-``planned_gain`` (MOTTO's own objective: its trivial plan's cost over its Steiner tree's); in the
+``planned_gain`` (MOTTO's own objective: its trivial plan's cost over its Steiner tree's) and
+``neighbours_evaluated`` (its annealing's; 0 when the exact search finished); in the
 queries sweep for exact and annealing ``optimizer_s``, ``planned_gain``, ``graph_vertices``,
-``graph_arcs``, ``graph_build_s`` and for exact ``finished`` (1 if the MILP finished within its
+``graph_arcs``, ``graph_build_s``, ``neighbours_evaluated`` and for exact ``finished`` (1 if the MILP finished within its
 budget); in the cores sweep ``elapsed_s`` (the parallel run's wall time at the driver, median),
 ``throughput_spread`` (slowest over fastest run), ``parallel_groups``, ``speedup_bound`` (the whole
 plan's planned cost over the largest group's), ``copied_nodes`` (internal nodes two or more groups
@@ -86,6 +93,7 @@ from omegaconf import DictConfig
 import experiments.exps.kit as kit
 from algorithms.multi import plan_workload, sh_mdt
 from algorithms.multi.costs import cost_multi, workload_models
+from algorithms.effort import check_budget
 from cep.errors import ConfigError
 from cep.global_plans import workload_clauses
 from evaluators.multi import evaluate_workload
@@ -100,7 +108,7 @@ from experiments.workloads.motto import table_v_patterns
 SWEEPS = ("r", "queries", "window_ratio", "nesting", "cores")
 METHODS = ("NA", "MST", "LCSE", "SH-MDT")  # planner names of algorithms.multi.registry
 OPTIMIZERS = ("exact", "annealing")  # MOTTO's Steiner search, forced one way (the queries sweep, beside NA)
-PARAMS = ("queries", "r", "length", "level", "window", "window_ratio", "budget_s", "sharing_types")
+PARAMS = ("queries", "r", "length", "level", "window", "window_ratio", "budget_s", "search_neighbours", "sharing_types")
 PARAM_OF = {"r": "r", "queries": "queries", "window_ratio": "window_ratio", "nesting": "level", "cores": "cores"}  # sweep -> parameter
 #: the per-scale settings of ``exp.scales.<scale>`` (:mod:`experiments.running.settings`)
 SETTINGS = Keys(("type_pool", "events_per_window", "windows", "seeds", "repeats", "max_partial_matches", "max_work", "base",
@@ -184,17 +192,25 @@ def run(cfg: DictConfig, out_dir: Path) -> int:
 
 
 # ---- one cell ----------------------------------------------------------------------------------------
-def solver_plans(patterns, stats, *, budget_s: float, seed: int) -> dict:
+def search_neighbours(params: Mapping) -> int | None:
+    """The annealing's budget in evaluated neighbours (``search_neighbours``; None: MOTTO's default,
+    :data:`algorithms.multi.sh_mdt.MOTTO_SA_NEIGHBOURS`, within the time budget)."""
+    return check_budget(params.get("search_neighbours"), "search_neighbours of the motto experiment")
+
+
+def solver_plans(patterns, stats, *, budget_s: float, seed: int, neighbours: int | None = None) -> dict:
     """SH-MDT's MPM with MOTTO's Steiner tree found each way (Figure 14a): ``"exact"`` by the MILP
     branch and bound within ``budget_s`` (its incumbent if it stops at the budget), ``"annealing"``
-    by simulated annealing alone from scratch (:func:`algorithms.multi.sh_mdt.sh_mdt_plan` with
-    ``solver``: the same sharing graph and mapping as SH-MDT).  Per method: the MPM, the MOTTO plan,
-    the search's seconds, whether it finished; and the graph's size and build time."""
+    by simulated annealing alone from scratch, of ``neighbours`` evaluated neighbours
+    (:func:`algorithms.multi.sh_mdt.sh_mdt_plan` with ``solver``: the same sharing graph and mapping
+    as SH-MDT).  Per method: the MPM, the MOTTO plan, the search's seconds, whether it finished; and
+    the graph's size and build time."""
     clauses = workload_clauses(patterns)
     models = workload_models(clauses, stats)
     out: dict = {}
     for name in OPTIMIZERS:
-        gplan, mp = sh_mdt.sh_mdt_plan(patterns, clauses, models, stats, time_budget_s=budget_s, seed=seed, solver=name)
+        gplan, mp = sh_mdt.sh_mdt_plan(patterns, clauses, models, stats, time_budget_s=budget_s, seed=seed, solver=name,
+                                       max_neighbours=neighbours)
         out[name] = {"plan": gplan, "motto": mp, "seconds": mp.search_seconds, "finished": mp.method == "exact"}
         out.update(graph=mp.graph_size, build_s=mp.optimizer_seconds - mp.search_seconds, trivial_cost=mp.trivial_cost)
     return out
@@ -223,11 +239,13 @@ class MottoCell(cells.CellKind):
         return list(spec["algorithms"])
 
     def plan_one(self, spec: Mapping, patterns, stats, algorithm: str) -> cells.Planned:
-        r = plan_workload(patterns, algorithm, stats, seed=int(spec["seed"]), time_limit=float(spec["params"]["budget_s"]))
+        r = plan_workload(patterns, algorithm, stats, seed=int(spec["seed"]), time_limit=float(spec["params"]["budget_s"]),
+                          motto_neighbours=search_neighbours(spec["params"]))
         metrics = {}
-        if algorithm in ("MST", "SH-MDT") and r.motto is not None:  # MOTTO's own objective
+        if algorithm in ("MST", "SH-MDT") and r.motto is not None:  # MOTTO's own objective, and its annealing's effort
             mp = r.motto
             metrics["planned_gain"] = mp.trivial_cost / mp.cost if mp.cost > 0 else None
+            metrics["neighbours_evaluated"] = r.neighbours
         metrics.update(plan_cost=r.cost, trivial_cost=r.trivial_cost, plan_time_s=r.plan_time_s,
                        shared_nodes=_shared_internal_nodes(r.plan))
         return cells.Planned(r.plan, kit.plan_digest(r.plan), metrics)
@@ -250,7 +268,7 @@ class SolverCell(MottoCell):
 
     def plan(self, spec: Mapping, patterns, stats) -> dict[str, cells.Planned]:
         p = spec["params"]
-        sp = solver_plans(patterns, stats, budget_s=float(p["budget_s"]), seed=int(spec["seed"]))
+        sp = solver_plans(patterns, stats, budget_s=float(p["budget_s"]), seed=int(spec["seed"]), neighbours=search_neighbours(p))
         models = workload_models(sp["exact"]["plan"], stats)
         out = {}
         for alg in self.algorithms(spec):
@@ -263,6 +281,7 @@ class SolverCell(MottoCell):
             if alg != "NA":
                 mp = sp[alg]["motto"]
                 metrics.update(optimizer_s=sp[alg]["seconds"], planned_gain=mp.trivial_cost / mp.cost if mp.cost > 0 else None,
+                               neighbours_evaluated=mp.neighbours,
                                graph_vertices=sp["graph"]["vertices"], graph_arcs=sp["graph"]["arcs"], graph_build_s=sp["build_s"])
                 if alg == "exact":
                     metrics["finished"] = 1.0 if sp[alg]["finished"] else 0.0
@@ -287,7 +306,8 @@ class CoresCell(MottoCell):
 
     def plan_one(self, spec: Mapping, patterns, stats, algorithm: str) -> cells.Planned:
         p = spec["params"]
-        r = plan_workload(patterns, algorithm, stats, seed=int(spec["seed"]), time_limit=float(p["budget_s"]))
+        r = plan_workload(patterns, algorithm, stats, seed=int(spec["seed"]), time_limit=float(p["budget_s"]),
+                          motto_neighbours=search_neighbours(p))
         part = partition_plan(r.plan, workload_models(r.plan, stats), check_cores(p["cores"]))
         metrics = {"plan_cost": part.total_cost, "parallel_groups": len(part.groups), "speedup_bound": part.speedup_bound,
                    "copied_nodes": part.copied_nodes}

@@ -62,14 +62,17 @@ X_LABELS = {
     "workload_size": "patterns in the workload",
     "pattern_size": "average pattern size (events)",
     "search_time": "search time (s)",
+    "search_neighbours": "search effort (neighbours evaluated)",
     "window": "time window (s)",
     "count_window": "count window (events)",
     "density": "MPG density (target)",
     "rate_diff": "normalized arrival-rate difference",
     "reshuffle_every": "events between reshuffles",
 }
-#: sweeps over orders of magnitude (MCEP Fig. 11b's search times, Fig. 13's 10-1,000 events between reshuffles)
-LOG_X = ("search_time", "reshuffle_every")
+#: sweeps over orders of magnitude (MCEP Fig. 11b's search times and efforts, Fig. 13's 10-1,000 events between reshuffles)
+LOG_X = ("search_time", "search_neighbours", "reshuffle_every")
+#: Figure 11(b)'s two sweeps: the search's budget in seconds and in evaluated neighbours (algorithms/effort.py)
+SEARCH_SWEEPS = ("search_time", "search_neighbours")
 ORDER = ["SA-EDGE", "TS-EDGE", "SA-VERTEX4", "TS-VERTEX4", "SA-VERTEX8", "TS-VERTEX8", "SA-EDGE-PREFIX",
          "TS-EDGE-PREFIX", "adaptive"]
 
@@ -205,11 +208,13 @@ def _section(inp: SectionInput, title: str, sweeps: list[str], claims_fn) -> Sec
                     notes.append(f"{ds}, {sweep}, {alg} ({wl}): {_fmt(wg, alg)}")
             if base == "TRIVIAL":
                 cg = gains(d, sweep, metric="cost")
-                if sweep == "search_time":  # Figure 11's claims are about plan quality over time: the planned cost too
+                if sweep in SEARCH_SWEEPS:  # Figure 11's claims are about plan quality over time: the planned cost too
                     figs += _plot(cg, sweep, f"{inp.experiment}{where}: planned cost gain over TRIVIAL", inp.figure_dir,
                                   f"{stem}_{sweep}_cost", "cost gain, trivial / plan (x)")
                 for alg in [a for a in ORDER if a in cg]:
                     notes.append(f"{ds}, {sweep}, {alg} (cost gain, trivial/plan): {_fmt(cg, alg)}")
+            if sweep == "search_time":
+                notes += _effort_notes(d, ds)
         for c in claims_fn(d) + [_counts_claim(d)]:
             claims.append(dataclasses.replace(c, claim=f"{ds}: {c.claim}") if len(datasets) > 1 else c)
     if "traffic" not in datasets and claims_fn in _TRAFFIC_PANELS:
@@ -218,10 +223,11 @@ def _section(inp: SectionInput, title: str, sweeps: list[str], claims_fn) -> Sec
     if "mpg_density" in w:
         d = w.groupby("x_name")["mpg_density"].mean()
         notes.append("measured MPG density (mean over cells) by sweep: " + ", ".join(f"{k} {v:.2f}" for k, v in d.items()))
-    if "steps_per_s" in w:
-        s = w.dropna(subset=["steps_per_s"])
+    if "neighbours_per_s" in w:
+        s = w.dropna(subset=["neighbours_per_s"])
         if len(s):
-            notes.append(f"search steps per second: median {s['steps_per_s'].median():,.0f} (min {s['steps_per_s'].min():,.0f})")
+            notes.append(f"neighbours evaluated per second: median {s['neighbours_per_s'].median():,.0f} "
+                         f"(min {s['neighbours_per_s'].min():,.0f})")
     capped = df[df["status"].astype(str).str.startswith("capped")]
     if len(capped):
         timed = capped.loc[capped["metric"] == "capped_elapsed_s", "cell_id"].nunique()
@@ -233,6 +239,21 @@ def _section(inp: SectionInput, title: str, sweeps: list[str], claims_fn) -> Sec
     n_seeds = df["seed"].nunique()
     return Section(inp.experiment, title, figs, claims, notes,
                    caption=f"Geometric mean over {n_seeds} seeds per point (a seed = workload + stream), 95% CI ({CLIPPED}); dotted line: no gain.")
+
+
+def _effort_notes(df: pd.DataFrame, ds: str) -> list[str]:
+    """Per local search of the search-time sweep: the neighbours its searches evaluated (median over
+    seeds) at each time limit -- where the time panel sits on the effort panel's axis."""
+    w = _wide(df)
+    if "neighbours_evaluated" not in w:
+        return []
+    w = w[(w["x_name"] == "search_time")].dropna(subset=["neighbours_evaluated"])
+    out = []
+    for alg in [a for a in ORDER if a in set(w["algorithm"])]:
+        m = w[w["algorithm"] == alg].groupby("x_value")["neighbours_evaluated"].median()
+        out.append(f"{ds}, search_time, {alg} (neighbours evaluated, median): "
+                   + "; ".join(f"{x:g} s: {v:,.0f}" for x, v in m.items()))
+    return out
 
 
 # ---- claims: the rule set on paired effects per seed (experiments.reporting.mcep_paired) --------------
@@ -366,34 +387,48 @@ def fig10(inp: SectionInput) -> Section:
 
 # ---- Figure 11 --------------------------------------------------------------------------------------
 def _fig11_claims(df: pd.DataFrame) -> list[Claim]:
-    t = _sweep(cell_table(df), "search_time")
+    cells = cell_table(df)
+    t = _sweep(cells, "search_time")
+    out: list[Claim] = []
+    if not t.empty:
+        xmax = t["x_value"].max()
+        last = t[t["x_value"] == xmax]
+        hoods = [h for h in ("VERTEX4", "VERTEX8") if set(HOODS[h]) & set(t["algorithm"])]
+        out += _rows("fig11_edge_best", _hoods_over("fig11_edge_best", last, "EDGE", hoods),
+                     extra_of=lambda m: f"at {xmax:g} s, EDGE over {', '.join(hoods)}, SA and TS pooled")
+        out += _rows("fig11_prefix", _effect("fig11_prefix", lambda m: _pooled_ratio(last, HOODS["EDGE"], HOODS["EDGE-PREFIX"], m)),
+                     extra_of=lambda m: f"EDGE over EDGE-PREFIX at {xmax:g} s")
+    out += _fig11b_claims(t, "", "s")
+    out += _fig11b_claims(_sweep(cells, "search_neighbours"), "_effort", " neighbours")
+    return out
+
+
+def _fig11b_claims(t: pd.DataFrame, suffix: str, unit: str) -> list[Claim]:
+    """Figure 11(b)'s two claims on one of its sweeps: against the search time (``suffix`` "") or its
+    effort in evaluated neighbours (``"_effort"``)."""
     if t.empty:
         return []
-    xmax = t["x_value"].max()
-    last = t[t["x_value"] == xmax]
-    hoods = [h for h in ("VERTEX4", "VERTEX8") if set(HOODS[h]) & set(t["algorithm"])]
-    out = _rows("fig11_edge_best", _hoods_over("fig11_edge_best", last, "EDGE", hoods),
-                extra_of=lambda m: f"at {xmax:g} s, EDGE over {', '.join(hoods)}, SA and TS pooled")
-    out += _rows("fig11_prefix", _effect("fig11_prefix", lambda m: _pooled_ratio(last, HOODS["EDGE"], HOODS["EDGE-PREFIX"], m)),
-                 extra_of=lambda m: f"EDGE over EDGE-PREFIX at {xmax:g} s")
     gain = lambda d, algs: (lambda m: paired(d, algs, "TRIVIAL", m))  # noqa: E731
-    out += _rows("fig11b_quality", _effect("fig11b_quality", gain(t, LOCAL), trend=True),
-                 extra_of=lambda m: "one slope of log gain on log search time per seed")
+    quality, converges_key = f"fig11b_quality{suffix}", f"fig11b_sa_converges{suffix}"
+    axis = "search time" if not suffix else "search effort"
+    out = _rows(quality, _effect(quality, gain(t, LOCAL), trend=True),
+                extra_of=lambda m: f"one slope of log gain on log {axis} per seed")
     xs = sorted(t["x_value"].unique())
     late = t[t["x_value"].isin(xs[-2:])]
 
     def converges(metric: str) -> Verdict:
-        ts = judge(S["fig11b_sa_converges"], within_slope(gain(late, "TS-EDGE")(metric)))
+        ts = judge(S[converges_key], within_slope(gain(late, "TS-EDGE")(metric)))
         sa = comparable(within_slope(gain(late, "SA-EDGE")(metric)), TREND, target=0.0)
         return all_of([ts, sa])
-    out += _rows("fig11b_sa_converges", converges,
-                 extra_of=lambda m: f"TS-EDGE's slope at least TREND and SA-EDGE's within +-TREND between {xs[-2]:g} and {xs[-1]:g} s"
+    out += _rows(converges_key, converges,
+                 extra_of=lambda m: f"TS-EDGE's slope at least TREND and SA-EDGE's within +-TREND between {xs[-2]:g} and {xs[-1]:g}{unit}"
                  if len(xs) > 1 else "")
     return out
 
 
 def fig11(inp: SectionInput) -> Section:
-    return _section(inp, "MCEP Figure 11: neighbourhoods and meta-heuristics against search time", ["search_time"], _fig11_claims)
+    return _section(inp, "MCEP Figure 11: neighbourhoods and meta-heuristics against search time and search effort",
+                    list(SEARCH_SWEEPS), _fig11_claims)
 
 
 # ---- Figure 13 --------------------------------------------------------------------------------------

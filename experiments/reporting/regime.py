@@ -28,7 +28,8 @@ NOT_SET = "-"
 #: readable names of config keys (a key not listed is shown as it is written)
 NAMES = {
     "workload_size": "workload size (patterns)", "pattern_size": "pattern size (events)", "window": "time window (s)",
-    "count_window": "count window (events)", "search_time": "search time (s)", "search_steps": "search steps",
+    "count_window": "count window (events)", "search_time": "search time (s)",
+    "search_neighbours": "search effort (neighbours evaluated)",
     "density": "MPG density", "rate_diff": "normalized rate difference", "structure": "pattern structure",
     "kleene_max": "largest Kleene set", "selectivity_range": "selectivities", "reshuffle_types": "types reshuffled (y)",
     "reshuffle_every": "reshuffle every x events", "chunk": "events per re-planning segment", "drift": "drift",

@@ -17,11 +17,10 @@ by a rounding unit in the other direction, so a planner or a search takes the ot
 lowers it).  A different plan whose cost or counts differ, or a cell with no plan cost, still fails.
 
 Time-limited searches (``mcep_fig11``'s search-time sweep) stop wherever the clock says, so they
-cannot be re-run as such.  Their cells record the steps each component's search took
-(``search_replay_steps`` in the rows' ``params``, :mod:`experiments.exps.mcep`); verify re-runs
-such a cell with exactly those steps and no clock (:func:`replay_spec`), and its plan, costs and
-counts must then be identical like any other cell's: what is checked is everything but how many
-steps the machine managed in the time (``search_steps``, shown as measured).
+cannot be re-run as such.  Their cells record the neighbours each component's search evaluated
+(``search_replay_neighbours`` in the rows' ``params``, :mod:`experiments.exps.mcep`); verify re-runs
+such a cell on exactly those neighbours and no clock (:func:`replay_spec`), and its plan, costs,
+counts and ``neighbours_evaluated`` must then be identical like any other cell's.
 """
 
 from __future__ import annotations
@@ -77,12 +76,12 @@ def cell_function(exp_dir: Path):
 
 
 def replay_spec(spec: dict, committed: pd.DataFrame) -> dict:
-    """The cell's specification to re-run: with the recorded step budget of a time-limited search
-    (``search_replay_steps`` in the committed rows' params) when it has one."""
+    """The cell's specification to re-run: with the recorded neighbours of a time-limited search
+    (``search_replay_neighbours`` in the committed rows' params) when it has one."""
     for text in committed["params"].dropna().unique():
-        replay = json.loads(text).get("search_replay_steps")
+        replay = json.loads(text).get("search_replay_neighbours")
         if replay is not None:
-            return {**spec, "params": {**spec["params"], "search_replay_steps": replay}}
+            return {**spec, "params": {**spec["params"], "search_replay_neighbours": replay}}
     return spec
 
 

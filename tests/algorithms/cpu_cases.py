@@ -111,7 +111,7 @@ def plans(*, multi: bool = True) -> dict:
             patterns = [parse_pattern(t) for t in texts]
             row = {}
             for planner in MULTI:
-                r = plan_workload(patterns, planner, stats, time_limit=600.0, max_steps=SEARCH_STEPS, seed=3,
+                r = plan_workload(patterns, planner, stats, time_limit=600.0, max_neighbours=SEARCH_STEPS, seed=3,
                                   max_nodes=STEINER_NODES)
                 row[planner] = [{str(o): str(p) for o, p in sorted(r.plan.plans.items())}, _hex(r.cost)]
             out[name] = row

@@ -111,7 +111,7 @@ def test_an_optimizer_from_another_package_gets_the_sweeps_search_time_in_mcep_c
     specs = kind_module("mcep").specs(compose_config(["+exp=mcep_fig10", "runner=serial",
                                                       "+extra_planners=[plugin_cases:BudgetEchoOptimizer]"]), REPO / "runs" / "unused")
     spec = next(s for s in specs if s["algorithm"] == "plugin_cases:BudgetEchoOptimizer")
-    assert spec["params"]["search_steps"] and spec["params"]["search_time"] <= 60  # the built-ins' budget is steps here
+    assert spec["params"]["search_neighbours"] and spec["params"]["search_time"] <= 60  # the built-ins' budget is steps here
     stream = MCEP.stream(spec)
     patterns = MCEP.workload(spec, stream)
     planned = MCEP.plan_one(spec, patterns, MCEP.statistics(spec, stream, patterns), spec["algorithm"])

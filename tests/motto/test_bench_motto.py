@@ -17,9 +17,9 @@ def run(capsys, *argv):
 
 
 def test_rows_per_seed_and_size_with_both_exact_searches_agreeing(capsys):
-    # --budget inf: no clock, so both branch and bounds finish and annealing runs all its iterations
+    # --budget inf: no clock, so both branch and bounds finish and annealing evaluates all its neighbours
     code, out, _ = run(capsys, "bench", "motto", "--sizes", "3,6", "--seeds", "0,1", "--budget", "inf",
-                       "--sa-iterations", "500", "--json")
+                       "--sa-neighbours", "500", "--json")
     rows = [json.loads(line) for line in out.splitlines()]
     assert code == 0 and [(r["seed"], r["queries"]) for r in rows] == [(0, 3), (0, 6), (1, 3), (1, 6)]
     for r in rows:
@@ -27,10 +27,11 @@ def test_rows_per_seed_and_size_with_both_exact_searches_agreeing(capsys):
         assert r["bb_cost/trivial"] == pytest.approx(r["milp_cost/trivial"])
         assert r["milp_cost/trivial"] - 1e-9 <= r["sa_cost/trivial"] <= 1.0 + 1e-9
         assert r["vertices"] == 1 + r["queries"] + r["steiner"]  # the root q_0, the queries, the Steiner vertices
+        assert r["sa_neighbours"] == (500 if r["steiner"] else 0)  # the annealing's whole budget, with no clock
 
 
 def test_the_table_is_printed_without_json(capsys):
-    code, out, _ = run(capsys, "bench", "motto", "--sizes", "3", "--budget", "inf", "--sa-iterations", "100",
+    code, out, _ = run(capsys, "bench", "motto", "--sizes", "3", "--budget", "inf", "--sa-neighbours", "100",
                        "--no-combinatorial")
     lines = out.splitlines()
     assert code == 0 and lines[0] == "budget inf s, r = 1" and lines[1].split()[:2] == ["seed", "queries"]

@@ -85,10 +85,10 @@ def test_both_exact_searches_equal_brute_force(g):
 @settings(max_examples=100, deadline=None)
 @given(small_dags(max_n=9), st.integers(0, 3))
 def test_annealing_never_worse_than_trivial(g, seed):
-    sa = simulated_annealing(g, seed=seed, iterations=300, time_budget_s=math.inf)
+    sa = simulated_annealing(g, seed=seed, neighbours=300, time_budget_s=math.inf)
     assert sa.cost <= g.trivial_cost() + 1e-9
     assert sa.cost >= branch_and_bound(g, time_budget_s=math.inf).cost - 1e-9
-    assert simulated_annealing(g, seed=seed, iterations=300, time_budget_s=math.inf).chosen == sa.chosen  # deterministic
+    assert simulated_annealing(g, seed=seed, neighbours=300, time_budget_s=math.inf).chosen == sa.chosen  # deterministic
 
 
 def test_solve_falls_back_to_annealing_when_the_budget_is_spent():
@@ -176,7 +176,7 @@ def test_annealing_and_exact_on_a_table_v_workload():
     exact = milp_branch_and_bound(sg.graph, time_budget_s=math.inf)
     assert exact.exact
     assert branch_and_bound(sg.graph, time_budget_s=math.inf).cost == pytest.approx(exact.cost)
-    sa = simulated_annealing(sg.graph, seed=1, iterations=2000, time_budget_s=math.inf)
+    sa = simulated_annealing(sg.graph, seed=1, neighbours=2000, time_budget_s=math.inf)
     assert exact.cost - 1e-9 <= sa.cost <= sg.graph.trivial_cost() + 1e-9
 
 
@@ -185,7 +185,7 @@ def test_solve_falls_back_to_annealing_from_the_incumbent():
     from algorithms.motto.workloads import table_v_workload
 
     sg = build_graph(table_v_workload(40, seed=0), Statistics({f"E{i}": 0.1 * i for i in range(1, 14)}))
-    r = solve(sg.graph, max_nodes=256, time_budget_s=math.inf, exact="combinatorial", sa_iterations=500,
+    r = solve(sg.graph, max_nodes=256, time_budget_s=math.inf, exact="combinatorial", sa_neighbours=500,
               sa_time_budget_s=math.inf)
     assert r.method == "annealing" and not r.exact
     assert milp_branch_and_bound(sg.graph, time_budget_s=math.inf).cost - 1e-9 <= r.cost <= sg.graph.trivial_cost() + 1e-9

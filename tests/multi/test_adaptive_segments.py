@@ -47,7 +47,7 @@ def setting():
     stream = read_events(ROOT / "data" / "nasdaq" / "NASDAQ_MEDIUM.txt").to_stream()
     pats = parse_patterns(WORKLOAD)
     stats = estimate_workload_statistics(stream, pats, seed=0)
-    plans = {name: plan_workload(pats, name, stats, seed=0, max_steps=300).plan for name in PLANNERS}
+    plans = {name: plan_workload(pats, name, stats, seed=0, max_neighbours=300).plan for name in PLANNERS}
     brute = [set(brute_force_matches(p, stream.events)) for p in pats]
     return stream, pats, plans, brute
 
@@ -121,7 +121,7 @@ def test_the_reshuffled_stream_of_mcep_fig13_under_forced_switches_gives_the_sta
         cfg = compose("config", overrides=[
             "+exp=mcep_fig13", "runner=serial", "exp.datasets=[nasdaq]", "exp.scales.quick.seeds=[2]",
             "exp.scales.quick.windows=3", "exp.scales.quick.values.reshuffle_every=[100]",
-            "exp.scales.quick.base.search_steps=200",
+            "exp.scales.quick.base.search_neighbours=200",
         ])
     spec = next(s for s in build_specs(cfg) if s["x_name"] == "reshuffle_every" and s["algorithm"] == "static")
     stream = ADAPTIVE_CELL.stream(spec)
@@ -130,13 +130,13 @@ def test_the_reshuffled_stream_of_mcep_fig13_under_forced_switches_gives_the_sta
     p = spec["params"]
     static = adaptive_plan(stream, pats, drift_window=int(p["drift_window"]), check_every=int(p["check_every"]),
                            drift_alpha=float(p["drift_alpha"]), window_s=float(p["window"]), seed=2,
-                           budget={"time_limit": 60.0, "max_steps": 200}, adaptive=False)
+                           budget={"time_limit": 60.0, "max_neighbours": 200}, adaptive=False)
     ts = stream.ts.tolist()
     segments = list(static.segments)
     for k, c in enumerate((700, 1400, 1450, 2300)):
         stats = window_statistics(stream, pats, c - 300, c, seed=2)
         planner = ("SA-EDGE", "TRIVIAL")[k % 2]
-        segments.append((switch_point(ts, c), plan_workload(pats, planner, stats, seed=2, max_steps=200).plan))
+        segments.append((switch_point(ts, c), plan_workload(pats, planner, stats, seed=2, max_neighbours=200).plan))
     one = evaluate_workload(pats, static.segments[0][1], stream, collect_matches=True)
     res = evaluate_segments(pats, segments, stream, collect_matches=True)
     assert sum(one.counts) > 0
@@ -171,7 +171,7 @@ def test_a_drastic_drift_is_detected_and_the_switch_it_pays_for_keeps_every_matc
     # canonically, algorithms.plan_ranking) becomes far costlier; under seed 3 it happens not to
     stream = reshuffle_types(base, len(base) // 2, len(pool), pool, seed=4)
     kw = {"drift_window": 300, "check_every": 100, "drift_alpha": 0.001, "window_s": 600.0, "seed": 3,
-          "budget": {"time_limit": 60.0, "max_steps": 300}}
+          "budget": {"time_limit": 60.0, "max_neighbours": 300}}
     adaptive = adaptive_plan(stream, pats, adaptive=True, **kw)
     static = adaptive_plan(stream, pats, adaptive=False, **kw)
     assert adaptive.detections >= 1 and adaptive.replans >= 1 and static.replans == 0

@@ -21,7 +21,7 @@ def tiny_rows():
         cfg = compose("config", overrides=[
             "+exp=fig12", "runner=serial",
             "exp.scales.quick.seeds=[0,1]", "exp.scales.quick.repeats=1", "exp.scales.quick.windows=3",
-            "exp.scales.quick.base.search_steps=100",
+            "exp.scales.quick.base.search_neighbours=100",
             "exp.scales.quick.values.workload_size=[4]", "exp.scales.quick.values.pattern_size=[3]",
             "exp.scales.quick.values.window=[300]", "exp.scales.quick.values.count_window=[30]",
         ])

@@ -134,7 +134,7 @@ def tiny_rows():
             "exp.scales.quick.seeds=[0,1]", "exp.scales.quick.repeats=1", "exp.scales.quick.windows=3",
             "exp.scales.quick.events_per_window=5",
             "exp.scales.quick.values.window=[300]", "exp.scales.quick.values.count_window=[30]",
-            "exp.scales.quick.values.reshuffle_every=[400]", "exp.scales.quick.base.search_time=0.1", "exp.scales.quick.base.search_steps=200",
+            "exp.scales.quick.values.reshuffle_every=[400]", "exp.scales.quick.base.search_time=0.1", "exp.scales.quick.base.search_neighbours=200",
             "exp.scales.quick.base.workload_size=5", "exp.scales.quick.adaptive.drift_window=300",
             "exp.scales.quick.adaptive.check_every=100",
         ])
@@ -185,23 +185,46 @@ def test_verify_replays_a_time_limited_fig11_cell_exactly():
     """A search-time cell records its steps per component; verify's re-run replays them, and the
     plan, costs and counts come out identical."""
     import pandas as pd
-    from hydra import compose, initialize_config_dir
 
     from experiments.exps.mcep import build_specs, run_cell
     from experiments.tools.verify import replay_spec
 
-    root = Path(__file__).resolve().parents[2]
-    with initialize_config_dir(config_dir=str(root / "configs"), version_base="1.3"):
-        cfg = compose("config", overrides=[
-            "+exp=mcep_fig11", "runner=serial", "exp.scales.quick.seeds=[0]", "exp.scales.quick.repeats=1",
-            "exp.scales.quick.windows=3", "exp.scales.quick.events_per_window=5",
-            "exp.scales.quick.values.search_time=[0.3]", "exp.scales.quick.base.workload_size=5",
-        ])
+    cfg = _tiny_fig11("exp.scales.quick.values.search_time=[0.3]", "exp.scales.quick.values.search_neighbours=[]")
     spec = next(s for s in build_specs(cfg) if s["algorithm"] == "TS-EDGE")
     rows = pd.DataFrame(run_cell(spec))
     replayed = replay_spec(spec, rows)
-    assert replayed["params"]["search_replay_steps"] and "search_replay_steps" not in spec["params"]
+    assert replayed["params"]["search_replay_neighbours"] and "search_replay_neighbours" not in spec["params"]
     again = pd.DataFrame(run_cell(replayed))
     assert set(again["plan"]) == set(rows["plan"])
-    for metric in ("plan_cost", "trivial_cost", "matches", "events", "work", "peak_partial_matches", "search_steps"):
+    for metric in ("plan_cost", "trivial_cost", "matches", "events", "work", "peak_partial_matches", "neighbours_evaluated"):
         assert again.loc[again.metric == metric, "value"].tolist() == rows.loc[rows.metric == metric, "value"].tolist()
+
+
+def test_an_effort_cell_records_the_neighbours_its_search_evaluated():
+    """A cell of Figure 11's effort sweep runs its search on exactly the budget it names (no clock, no
+    replay needed) and stores the neighbours evaluated, which equal that budget unless a component's
+    neighbourhood ran out (``search_exhausted``); re-running it gives the same plan and count."""
+    import pandas as pd
+
+    from experiments.exps.mcep import build_specs, run_cell
+
+    cfg = _tiny_fig11("exp.scales.quick.values.search_time=[]", "exp.scales.quick.values.search_neighbours=[321]")
+    specs = [s for s in build_specs(cfg) if s["x_name"] == "search_neighbours" and s["algorithm"] in ("SA-EDGE", "TS-EDGE")]
+    assert len(specs) == 2
+    for spec in specs:
+        rows = pd.DataFrame(run_cell(spec))
+        got = dict(zip(rows["metric"], rows["value"]))
+        assert got["neighbours_evaluated"] == 321 or (got["neighbours_evaluated"] < 321 and got["search_exhausted"] > 0)
+        assert "search_replay_neighbours" not in rows["params"].iloc[0]
+        again = pd.DataFrame(run_cell(spec))
+        assert set(again["plan"]) == set(rows["plan"])
+        assert dict(zip(again["metric"], again["value"]))["neighbours_evaluated"] == got["neighbours_evaluated"]
+
+
+def _tiny_fig11(*overrides: str):
+    """mcep_fig11 at quick scale on one seed, five patterns and a three-window stream."""
+    from experiments.running.compose import compose_config
+
+    return compose_config(["+exp=mcep_fig11", "runner=serial", "exp.scales.quick.seeds=[0]", "exp.scales.quick.repeats=1",
+                           "exp.scales.quick.windows=3", "exp.scales.quick.events_per_window=5",
+                           "exp.scales.quick.base.workload_size=5", *overrides])

@@ -204,3 +204,18 @@ def test_motto_prices_plans_for_an_engine_that_shares_event_buffers():
     q = seq("A", "B", "C", window=W)
     full, shared = MottoCosts(stats).tree_cost(q), MottoCosts(stats, charge_leaves=False).tree_cost(q)
     assert full - shared == pytest.approx(10 * (1.0 + 2.0 + 0.5))
+
+
+def test_motto_cells_record_the_annealing_neighbours(tiny_rows):
+    """MST and SH-MDT rows (and Figure 14a's exact and annealing rows) store the neighbours MOTTO's
+    annealing evaluated: all of its budget for the annealing alone, 0 where the exact search finished
+    and no annealing ran, never more than the budget (algorithms/effort.py)."""
+    got = {}
+    for r in tiny_rows:
+        if r["metric"] == "neighbours_evaluated":
+            got.setdefault(r["algorithm"], []).append(r["value"])
+    assert {"MST", "SH-MDT", "exact", "annealing"} <= set(got)
+    assert set(got["annealing"]) == {20000}  # quick's search_neighbours, spent exactly (the graphs have Steiner vertices)
+    assert set(got["exact"]) == {0}  # the exact search alone never anneals
+    assert all(0 <= v <= 20000 for alg in ("MST", "SH-MDT") for v in got[alg])
+    assert not any(r["metric"] == "neighbours_evaluated" for r in tiny_rows if r["algorithm"] in ("NA", "LCSE"))

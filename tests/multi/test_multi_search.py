@@ -115,7 +115,7 @@ def test_search_is_never_costlier_than_its_start_and_detects_per_pattern(seed, n
     rng = random.Random(seed)
     pats = random_workload(rng, n_base=2, n_variants=3)
     stats = _stats(rng)
-    r = plan_workload(pats, name, stats, time_limit=30, max_steps=150, seed=seed % 7)
+    r = plan_workload(pats, name, stats, time_limit=30, max_neighbours=150, seed=seed % 7)
     assert r.cost <= r.initial_cost * (1 + 1e-9)
     models = workload_models(workload_clauses(pats), stats)
     assert r.cost == pytest.approx(cost_multi(r.plan, models))
@@ -130,8 +130,8 @@ def test_deterministic_under_a_step_budget():
     pats = random_workload(rng, n_base=3, n_variants=4)
     stats = _stats(rng)
     for name in ("SA-EDGE", "TS-VERTEX4", "SA-EDGE-PREFIX"):
-        a = plan_workload(pats, name, stats, time_limit=60, max_steps=200, seed=1)
-        b = plan_workload(pats, name, stats, time_limit=60, max_steps=200, seed=1)
+        a = plan_workload(pats, name, stats, time_limit=60, max_neighbours=200, seed=1)
+        b = plan_workload(pats, name, stats, time_limit=60, max_neighbours=200, seed=1)
         assert a.cost == b.cost and a.plan.plans == b.plan.plans
 
 
@@ -143,7 +143,7 @@ from cep.statistics import Statistics
 rng = random.Random(5)
 pats = random_workload(rng, n_base=3, n_variants=4)
 stats = Statistics({t: rng.choice([0.2, 0.5, 1.0, 2.0, 5.0]) for t in "ABCD"}, {"a,b": 0.3, "a,c": 0.5, "b,c": 0.2})
-out = {n: plan_workload(pats, n, stats, max_steps=300, seed=7).plan.describe()["plans"] for n in sys.argv[1:]}
+out = {n: plan_workload(pats, n, stats, max_neighbours=300, seed=7).plan.describe()["plans"] for n in sys.argv[1:]}
 print(json.dumps(out, sort_keys=True))
 """
 
@@ -175,7 +175,7 @@ def test_a_negative_search_seed_is_a_config_error():
     PATTERN SEQ(A a, B b, C c) WITHIN 10 seconds
     PATTERN SEQ(A a, B b, D d) WITHIN 10 seconds""")
     with pytest.raises(ConfigError, match="seed must be an integer >= 0, got -1"):
-        plan_workload(pats, "SA-EDGE", Statistics({t: 1.0 for t in "ABCD"}), max_steps=10, seed=-1)
+        plan_workload(pats, "SA-EDGE", Statistics({t: 1.0 for t in "ABCD"}), max_neighbours=10, seed=-1)
 
 
 @pytest.mark.parametrize("name", ["SA-EDGE", "TS-EDGE", "SA-VERTEX4", "TS-EDGE-PREFIX"])
@@ -185,14 +185,14 @@ def test_a_time_limited_search_replays_exactly_from_its_recorded_steps(name):
     pats, stats = search_workload(24, 0)
     # however many steps the clock allows on this machine, the replay of them is the same search
     timed = plan_workload(pats, name, stats, time_limit=0.3, seed=2)
-    steps = timed.search.component_steps
-    assert sum(steps) == timed.search.steps and steps
-    again = plan_workload(pats, name, stats, time_limit=0.001, seed=2, replay_steps=steps)
-    assert again.search.component_steps == steps
+    steps = timed.search.component_neighbours
+    assert sum(steps) == timed.search.neighbours and steps
+    again = plan_workload(pats, name, stats, time_limit=0.001, seed=2, replay_neighbours=steps)
+    assert again.search.component_neighbours == steps
     assert again.plan.plans == timed.plan.plans and again.cost == timed.cost
     half = [x // 2 for x in steps]
-    fewer = plan_workload(pats, name, stats, time_limit=0.001, seed=2, replay_steps=half)
-    assert fewer.search.component_steps == half  # the replay runs the steps it is given, not the clock
+    fewer = plan_workload(pats, name, stats, time_limit=0.001, seed=2, replay_neighbours=half)
+    assert fewer.search.component_neighbours == half  # the replay runs the steps it is given, not the clock
 
 
 SMALL = [
@@ -229,7 +229,7 @@ def test_exhaustive_enumeration_finds_nothing_cheaper_than_a_long_search(case, n
     stats = Statistics({"A": 3.0, "B": 0.5, "C": 1.0, "D": 2.0}, {"a,b": 0.3})
     kind = MULTI_PLANNERS[name].kind
     best = _exhaustive(pats, stats, kind)
-    r = plan_workload(pats, name, stats, time_limit=60, max_steps=1500, seed=0)
+    r = plan_workload(pats, name, stats, time_limit=60, max_neighbours=1500, seed=0)
     gap = r.cost / best - 1
     assert gap <= 1e-9, f"{name} on case {case}: search {r.cost:.6g}, exhaustive {best:.6g}, gap {gap:.2%}"
 

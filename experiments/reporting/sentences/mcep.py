@@ -24,6 +24,12 @@ FIG11C = ("The results obtained for different time window sizes (Figure 11(c)) d
 FIG12_MAIN = ("While both SH-RR and SH-MDT scale well with growing workload size (Figures 12(a) and 12(e)) and average pattern length "
               "(Figures 12(f) and 12(f)), our optimizer achieves the best overall speedup, in some cases up to three times better "
               "than that of the runnerup solution.")
+FIG11B_QUALITY = ("Unsurprisingly, the output plan quality also improves with increased time limit of the local search algorithm "
+                  "(Figure 11(b)).")
+FIG11B_CONVERGES = ("Interestingly, the performance of simulated annealing seems to converge to a constant value, while Tabu search "
+                    "keeps improving for longer time limits.")
+#: Figure 11(b)'s claims on its two sweeps: the search time, and the search effort in evaluated neighbours (algorithms/effort.py)
+FIG11B_AXES = (("", "time", "longest search times"), ("_effort", "effort (neighbours evaluated)", "largest efforts in neighbours evaluated"))
 SCALE_WELL = "\"scale well with growing ...\": a bare trend, TREND, of their gain over TRIVIAL (one slope per seed)"
 APPD = "App. D, Fig. 14"
 SENTENCES = entries("MCEP", [
@@ -82,18 +88,16 @@ SENTENCES = entries("MCEP", [
          text="The choice of a subexpression sharing strategy was found to have a major impact on the system performance.",
          direction="higher", size=GREATLY, size_from="\"a major impact\": GREATLY, EDGE over EDGE-PREFIX",
          claim="EDGE-PREFIX (prefix sharing only) below EDGE, at the longest search time"),
-    dict(key="fig11b_quality", where="6.2.1, Fig. 11(b)", line=346,
-         text="Unsurprisingly, the output plan quality also improves with increased time limit of the local search algorithm "
-              "(Figure 11(b)).",
-         direction="grows", size=TREND, size_from="\"improves with increased time limit\": a bare trend, TREND (one slope per seed)",
-         claim="plan quality rises with search time: throughput gain of SA/TS-EDGE (slope per seed)"),
-    dict(key="fig11b_sa_converges", where="6.2.1, Fig. 11(b)", line=346,
-         text="Interestingly, the performance of simulated annealing seems to converge to a constant value, while Tabu search "
-              "keeps improving for longer time limits.",
-         direction="grows", size=TREND,
-         size_from="\"keeps improving\": TS's trend at least TREND between the two longest limits; \"converge to a constant\": "
-                   "SA's flat within TREND",
-         claim="SA converges while TS keeps improving (throughput gain between the two longest search times)"),
+    *[dict(key=f"fig11b_quality{suffix}", where="6.2.1, Fig. 11(b)", line=346, text=FIG11B_QUALITY,
+           direction="grows", size=TREND, size_from="\"improves with increased time limit\": a bare trend, TREND (one slope per seed)",
+           claim=f"plan quality rises with search {axis}: throughput gain of SA/TS-EDGE (slope per seed)")
+      for suffix, axis, _ in FIG11B_AXES],
+    *[dict(key=f"fig11b_sa_converges{suffix}", where="6.2.1, Fig. 11(b)", line=346, text=FIG11B_CONVERGES,
+           direction="grows", size=TREND,
+           size_from=f"\"keeps improving\": TS's trend at least TREND between the two {largest}; \"converge to a constant\": "
+                     "SA's flat within TREND",
+           claim=f"SA converges while TS keeps improving (throughput gain between the two {largest})")
+      for suffix, _, largest in FIG11B_AXES],
     # ---- Figure 13 (Figure 11(c), (d) and 6.2.3) -------------------------------------------------------------
     dict(key="fig11c_window", where="6.2.1, Fig. 11(c)", line=346, text=FIG11C, direction="grows", size=TREND,
          size_from="\"increasing it leads to bigger differences in plan qualities\": a bare trend, TREND (one slope per seed)",
