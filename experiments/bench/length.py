@@ -93,7 +93,7 @@ def judge(short: dict, long: dict, work_tolerance: float, min_noise: float) -> s
 
 def main(args: argparse.Namespace) -> int:
     from cep.errors import ConfigError
-    from experiments.commands.run import compose_config
+    from experiments.running.compose import compose_config
     from experiments.exps import kind_module
 
     if args.sample < 1:
