@@ -8,6 +8,7 @@ registered in :data:`REWRITERS`.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 
@@ -33,7 +34,7 @@ class PlannerFactory:
 
     def __call__(self, **params) -> Planner:
         cls = self.cls
-        accepted = {p.name for c in cls.__mro__ if "__init__" in vars(c) for p in inspect.signature(c.__init__).parameters.values() if p.kind is p.KEYWORD_ONLY}
+        accepted = _keyword_parameters(cls)
         unknown = sorted(set(params) - accepted)
         if unknown:
             raise PlanError(f"planner {getattr(cls, 'name', cls.__qualname__)} has no parameter {unknown[0]!r}; its parameters: {', '.join(sorted(accepted))}")
@@ -48,6 +49,13 @@ class PlannerFactory:
 
     def __repr__(self) -> str:
         return f"PlannerFactory({self.target!r})"
+
+
+@functools.cache
+def _keyword_parameters(cls: type) -> frozenset[str]:
+    """The keyword-only parameters of ``cls``'s constructors along its MRO (read once per class)."""
+    return frozenset(p.name for c in cls.__mro__ if "__init__" in vars(c)
+                     for p in inspect.signature(c.__init__).parameters.values() if p.kind is p.KEYWORD_ONLY)
 
 
 PLANNERS: dict[str, PlannerFactory] = {

@@ -10,9 +10,12 @@ and contiguity models), the latency cost (JQPG 5.1) and Cost_tree (an order take
 the scale on which order and tree plans compare; JQPG 3.2).  At the paper's density every arrival rate is
 multiplied by one factor per dataset, the paper's events of the median type per window (its rates of 1-45
 events/s over its window, from the run's ``metadata.json``) over ours: the selectivities stay.  Nothing
-else is read: no config, no data file.  Re-plans are memoized for the process (Figures 3 and 4 plan the
-same patterns), and a re-plan at our density that differs from the stored plan is counted and shown (the
-planners changed since the run).
+else is read: no config, no data file.  Only the cells a claim asks about are re-planned (its algorithms and
+rows, :meth:`JqpgModel.facts`); re-plans are memoized for the process by cell specification and density
+(Figures 3 and 4 plan the same patterns), and a batch of :data:`PARALLEL_MIN` or more new ones is spread over
+the cores this process may use, largest patterns first (DP-B over 20 events takes seconds a plan).  A
+re-plan at our density that differs from the stored plan is counted and shown (the planners changed since
+the run).
 """
 
 from __future__ import annotations
@@ -20,12 +23,15 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import os
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from joblib import Parallel, delayed
 
 from algorithms.cost_model import ClauseCostModel
 from algorithms.costs import clause_cost, plan_log_cost
@@ -39,6 +45,8 @@ from cep.statistics import Statistics
 
 #: a unit of JQPG's paired comparisons: one pattern on one stream, at one alpha and strategy
 UNIT = ["dataset", "pattern_id", "alpha", "strategy"]
+#: the fewest new re-plans worth spreading over worker processes (each worker imports the planners first)
+PARALLEL_MIN = 32
 
 
 @dataclass(frozen=True)
@@ -68,11 +76,10 @@ def _pattern(text: str, strategy: str | None, partition: str | None):
     return replace(p, strategy=Strategy(strategy), partition_attribute=partition) if strategy else p
 
 
-@lru_cache(maxsize=None)
 def plan_facts(pattern: str, strategy: str | None, partition: str | None, algorithm: str, alpha: float, seed: int,
                params: str, stats: str, factor: float) -> PlanFacts:
     """One cell re-planned on its statistics with every rate times ``factor`` (its arguments are the cell's
-    specification, JSON where structured, so that the result can be memoized): each DNF clause planned as
+    specification, JSON where structured, the key :func:`replan` memoizes it by): each DNF clause planned as
     :func:`algorithms.planning.plan_clauses` plans it, with a fresh planner under the cell's seed."""
     p = _pattern(pattern, strategy, partition)
     d = json.loads(stats)
@@ -89,6 +96,36 @@ def plan_facts(pattern: str, strategy: str | None, partition: str | None, algori
         t = TreePlan(left_deep_tree(plan.order)) if isinstance(plan, OrderPlan) else plan
         tree.append(plan_log_cost(sp, t, st))
     return PlanFacts(str(PatternPlan(tuple(plans))), planner.kind, _logsum(trpt), max(lat), _logsum(tree))
+
+
+#: every re-plan of this process, by :func:`plan_facts`'s arguments
+_REPLANS: dict[tuple, PlanFacts] = {}
+
+
+def replan(keys: Iterable[tuple], sizes: Iterable[float] = ()) -> list[PlanFacts]:
+    """:func:`plan_facts` of every key (its arguments), memoized for the process; the new ones in worker
+    processes when there are :data:`PARALLEL_MIN` or more and this process may use several cores, the largest
+    (``sizes``, the patterns' event counts beside ``keys``) dispatched first so that no worker is left with a
+    long plan at the end.  The results do not depend on where a plan ran: a planner is deterministic under
+    its seed."""
+    keys = list(keys)
+    size_of = {k: float(n) for k, n in zip(keys, sizes) if n is not None and math.isfinite(float(n))}
+    new = [k for k in dict.fromkeys(keys) if k not in _REPLANS]
+    workers = min(len(os.sched_getaffinity(0)), len(new)) if hasattr(os, "sched_getaffinity") else 1
+    if len(new) >= PARALLEL_MIN and workers > 1:
+        new.sort(key=lambda k: -size_of.get(k, 0.0))
+        done = Parallel(n_jobs=workers)(delayed(plan_facts)(*k) for k in new)
+    else:
+        done = [plan_facts(*k) for k in new]
+    _REPLANS.update(zip(new, done))
+    return [_REPLANS[k] for k in keys]
+
+
+def _key(spec: dict, factor: float) -> tuple:
+    """:func:`plan_facts`'s arguments for a cell specification at a density ``factor``."""
+    return (spec["pattern"], spec.get("strategy"), spec.get("partition_attribute"), spec["algorithm"],
+            float(spec.get("alpha", 0.0)), int(spec.get("seed", 0)), json.dumps(spec.get("params") or {}, sort_keys=True),
+            json.dumps(spec["stats"], sort_keys=True), float(factor))
 
 
 def read_cells(exp_dir: Path) -> list[dict]:
@@ -132,7 +169,6 @@ class JqpgModel:
         self.factors = {ds: density_factor(f) for ds, f in (meta.get("datasets") or {}).items()}
         self.paper_epw = {ds: math.sqrt(f["paper_regime"]["rates_eps"][0] * f["paper_regime"]["rates_eps"][1]) * f["paper_regime"]["window_seconds"]
                           for ds, f in (meta.get("datasets") or {}).items() if (f.get("paper_regime") or {}).get("rates_eps")}
-        self._tables: dict = {}
 
     @property
     def available(self) -> bool:
@@ -144,34 +180,19 @@ class JqpgModel:
     def facts(self, algorithms, *, paper: bool, where: pd.Series | None = None) -> pd.DataFrame:
         """The cells of ``algorithms`` (rows of ``where`` only) re-planned at our density or the paper's: the
         cell's keys and :class:`PlanFacts` as columns, and ``same`` (the re-plan at our density equals the
-        stored plan)."""
-        parts = [self._algorithm_facts(a, paper) for a in sorted(set(algorithms))]
-        f = pd.concat(parts) if parts else self._algorithm_facts("", paper)
+        stored plan).  Only these cells are planned (:func:`replan` memoizes them)."""
+        s = self.specs
         if where is not None:
-            f = f[where.reindex(f.index, fill_value=False).to_numpy(dtype=bool)]
-        return f.reset_index(drop=True)
-
-    def _algorithm_facts(self, algorithm: str, paper: bool) -> pd.DataFrame:
-        """Every cell of ``algorithm`` re-planned (once per process and density), indexed as :attr:`specs`."""
-        if (algorithm, paper) in self._tables:
-            return self._tables[(algorithm, paper)]
-        s = self.specs[self.specs["algorithm"] == algorithm]
-        rows, index = [], []
-        for i, r in zip(s.index, s.itertuples(index=False)):
-            factor = (self.factors.get(r.dataset) or math.nan) if paper else 1.0
-            if not math.isfinite(factor):
-                continue
-            spec = r.spec
-            f = plan_facts(spec["pattern"], spec.get("strategy"), spec.get("partition_attribute"), spec["algorithm"],
-                           float(spec.get("alpha", 0.0)), int(spec.get("seed", 0)), json.dumps(spec.get("params") or {}, sort_keys=True),
-                           json.dumps(spec["stats"], sort_keys=True), float(factor))
-            rows.append((r.cell_id, r.dataset, r.pattern_id, r.alpha, r.strategy, r.size, r.workload, r.algorithm, f.plan, f.kind,
-                         f.log_trpt, f.log_lat, f.log_tree, (not paper) and f.plan == r.stored_plan))
-            index.append(i)
-        out = pd.DataFrame(rows, index=index, columns=["cell_id", *UNIT, "size", "workload", "algorithm", "plan", "kind", "log_trpt",
-                                                       "log_lat", "log_tree", "same"])
-        self._tables[(algorithm, paper)] = out
-        return out
+            s = s[where.reindex(s.index, fill_value=False).to_numpy(dtype=bool)]
+        s = pd.concat([s[s["algorithm"] == a] for a in sorted(set(algorithms))]) if len(set(algorithms)) else s.iloc[:0]
+        factor = s["dataset"].map(lambda ds: self.factors.get(ds) or math.nan) if paper else pd.Series(1.0, index=s.index)
+        s = s[np.isfinite(factor.to_numpy(dtype=float))]
+        got = replan((_key(r.spec, f) for r, f in zip(s.itertuples(index=False), factor[s.index])), s["size"].tolist())
+        rows = [(r.cell_id, r.dataset, r.pattern_id, r.alpha, r.strategy, r.size, r.workload, r.algorithm, f.plan, f.kind,
+                 f.log_trpt, f.log_lat, f.log_tree, (not paper) and f.plan == r.stored_plan)
+                for r, f in zip(s.itertuples(index=False), got)]
+        return pd.DataFrame(rows, columns=["cell_id", *UNIT, "size", "workload", "algorithm", "plan", "kind", "log_trpt",
+                                           "log_lat", "log_tree", "same"])
 
     def ratios(self, num: str, den: str, *, paper: bool, measure: str = "throughput", where: pd.Series | None = None) -> pd.DataFrame:
         """Per unit (index :data:`UNIT`), the model's predicted effect of ``num`` over ``den`` (``ratio``:

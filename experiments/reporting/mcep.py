@@ -31,7 +31,7 @@ from experiments.reporting.core import (
     judge,
     log_ci,
 )
-from experiments.reporting.diagnosis import Facts, diagnosed, not_modelled
+from experiments.reporting.diagnosis import Facts, diagnosed, not_modelled, unstored_workload
 from experiments.reporting.mcep_paired import (
     LOCAL,
     UNIT,
@@ -258,7 +258,7 @@ def _effort_notes(df: pd.DataFrame, ds: str) -> list[str]:
 
 # ---- claims: the rule set on paired effects per seed (experiments.reporting.mcep_paired) --------------
 THR, COST = "throughput_eps", "cost_gain"
-PAPER_DENSITY = ("not computed: the MCEP cells store no statistics to re-plan with at the paper's density")
+PAPER_DENSITY = unstored_workload("patterns (type order and predicate constants)", "statistics (rates and selectivities)")
 
 
 def _rows(key: str, verdict_of, *, label: str | None = None, extra_of=None, work: bool = True, model: bool = True) -> list[Claim]:
