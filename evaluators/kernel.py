@@ -396,21 +396,26 @@ def _unary_ok(TI, TF, v, j, attrs, ev, kid, pool, stack, cur):
 # ---------------------------------------------------------------------------------------------------
 # bindings
 # ---------------------------------------------------------------------------------------------------
+@nb.njit(cache=True, inline="always")
+def _bind_var(TI, v, x, ev, kid, lo, hi, pool):
+    """Bind variable ``v`` to slot value ``x``: an event's position, or a Kleene subset's pool entry and its
+    first and last events."""
+    if TI[TI[F_VAR_KIND] + v] == KLEENE:
+        kid[v] = x
+        lo[v] = pool[x, 1]
+        hi[v] = pool[x, 2]
+    else:
+        ev[v] = x
+        lo[v] = x
+        hi[v] = x
+
+
 @nb.njit(cache=True)
 def _bind_row(TI, node, ar, at, ev, kid, lo, hi, pool):
     """Bind the variables of ``node`` to the slots of the row at ``ar[at:]`` of its store."""
     p0 = TI[TI[F_NODE_VARS_PTR] + node]
     for i in range(TI[TI[F_NODE_VARS_PTR] + node + 1] - p0):
-        v = TI[TI[F_NODE_VARS] + p0 + i]
-        x = ar[at + 2 + i]
-        if TI[TI[F_VAR_KIND] + v] == KLEENE:
-            kid[v] = x
-            lo[v] = pool[x, 1]
-            hi[v] = pool[x, 2]
-        else:
-            ev[v] = x
-            lo[v] = x
-            hi[v] = x
+        _bind_var(TI, TI[TI[F_NODE_VARS] + p0 + i], ar[at + 2 + i], ev, kid, lo, hi, pool)
 
 
 @nb.njit(cache=True)
@@ -418,16 +423,7 @@ def _bind_clause(TI, k, row, ev, kid, lo, hi, pool):
     """Bind clause ``k``'s positive variables to ``row[1:]`` (declaration order)."""
     p0 = TI[TI[F_CLAUSE_POS_PTR] + k]
     for i in range(TI[TI[F_CLAUSE_POS_PTR] + k + 1] - p0):
-        v = TI[TI[F_CLAUSE_POS] + p0 + i]
-        x = row[1 + i]
-        if TI[TI[F_VAR_KIND] + v] == KLEENE:
-            kid[v] = x
-            lo[v] = pool[x, 1]
-            hi[v] = pool[x, 2]
-        else:
-            ev[v] = x
-            lo[v] = x
-            hi[v] = x
+        _bind_var(TI, TI[TI[F_CLAUSE_POS] + p0 + i], row[1 + i], ev, kid, lo, hi, pool)
 
 
 @nb.njit(cache=True)
