@@ -167,29 +167,6 @@ def _upper_bound(A, lo, hi, v):
     return lo
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def _lower_bound_col(A, k, lo, hi, v):
-    """:func:`_lower_bound` over column ``k`` of a 2-d array."""
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if A[mid, k] < v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def _upper_bound_col(A, k, lo, hi, v):
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if A[mid, k] <= v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
 # ---- Kleene tuples and comparisons --------------------------------------------------------------------
 @njit(cache=True, _nrt=False, inline="always")
 def _kcontains(KP, KL, t, e):
@@ -375,17 +352,17 @@ def _value_lo(RSV, base, k, e0, e1, op, v):
     if op <= 1:
         return e0
     if op == 2:
-        return _upper_bound_col(RSV, k, base + e0, base + e1, v) - base
-    return _lower_bound_col(RSV, k, base + e0, base + e1, v) - base
+        return _upper_bound(RSV[:, k], base + e0, base + e1, v) - base
+    return _lower_bound(RSV[:, k], base + e0, base + e1, v) - base
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def _value_hi(RSV, base, k, e0, e1, op, v):
     """One past the last entry of a sorted block whose value ``y`` satisfies ``y op v``."""
     if op == 0:
-        return _lower_bound_col(RSV, k, base + e0, base + e1, v) - base
+        return _lower_bound(RSV[:, k], base + e0, base + e1, v) - base
     if op == 1:
-        return _upper_bound_col(RSV, k, base + e0, base + e1, v) - base
+        return _upper_bound(RSV[:, k], base + e0, base + e1, v) - base
     return e1
 
 
