@@ -2,7 +2,7 @@
 the density grows toward the paper's.
 
 Every stored cell of a JQPG results folder is re-planned on its stored statistics with each arrival rate
-scaled by a factor (:func:`experiments.reporting.jqpg_model.plan_facts`, the paper's Cost_ord or Cost_tree
+scaled by a factor (:func:`experiments.reporting.jqpg_model.replan`, the paper's Cost_ord or Cost_tree
 of the plan the planner picks at that density).  The model's cost is converted to partial matches with
 the ratio the stored run measured at its own density (the median, over the cells that were not capped, of
 ``partial_matches_created`` over the model's cost at factor 1).  The table gives, per density, the
@@ -34,7 +34,7 @@ def main(args: argparse.Namespace) -> int:
 
     from cep.errors import ConfigError
     from experiments.data.datasets import resolve_path
-    from experiments.reporting.jqpg_model import JqpgModel, plan_facts
+    from experiments.reporting.jqpg_model import JqpgModel, replan, replan_key
     from experiments.running.folders import REFERENCE_DIR
 
     root = resolve_path(args.results_dir or REFERENCE_DIR) / args.exp
@@ -61,14 +61,8 @@ def main(args: argparse.Namespace) -> int:
     density = float(np.median([v for v in ours.values() if v])) if any(ours.values()) else math.nan
 
     def costs(factor: float) -> pd.Series:
-        logs = []
-        for r in specs.itertuples():
-            s = r.spec
-            f = plan_facts(s["pattern"], s.get("strategy"), s.get("partition_attribute"), s["algorithm"], float(s.get("alpha", 0.0)),
-                           int(s.get("seed", 0)), json.dumps(s.get("params") or {}, sort_keys=True), json.dumps(s["stats"], sort_keys=True),
-                           float(factor))
-            logs.append(f.log_trpt)
-        return pd.Series(np.exp(np.clip(logs, None, 700)), index=specs["cell_id"].to_numpy())
+        facts = replan([replan_key(r.spec, factor) for r in specs.itertuples()], specs["size"].tolist())
+        return pd.Series(np.exp(np.clip([f.log_trpt for f in facts], None, 700)), index=specs["cell_id"].to_numpy())
 
     base = costs(1.0)
     ratio = (measured / base.reindex(measured.index)).replace([np.inf, -np.inf], np.nan).dropna()

@@ -121,7 +121,7 @@ def replan(keys: Iterable[tuple], sizes: Iterable[float] = ()) -> list[PlanFacts
     return [_REPLANS[k] for k in keys]
 
 
-def _key(spec: dict, factor: float) -> tuple:
+def replan_key(spec: dict, factor: float) -> tuple:
     """:func:`plan_facts`'s arguments for a cell specification at a density ``factor``."""
     return (spec["pattern"], spec.get("strategy"), spec.get("partition_attribute"), spec["algorithm"],
             float(spec.get("alpha", 0.0)), int(spec.get("seed", 0)), json.dumps(spec.get("params") or {}, sort_keys=True),
@@ -187,7 +187,7 @@ class JqpgModel:
         s = pd.concat([s[s["algorithm"] == a] for a in sorted(set(algorithms))]) if len(set(algorithms)) else s.iloc[:0]
         factor = s["dataset"].map(lambda ds: self.factors.get(ds) or math.nan) if paper else pd.Series(1.0, index=s.index)
         s = s[np.isfinite(factor.to_numpy(dtype=float))]
-        got = replan((_key(r.spec, f) for r, f in zip(s.itertuples(index=False), factor[s.index])), s["size"].tolist())
+        got = replan((replan_key(r.spec, f) for r, f in zip(s.itertuples(index=False), factor[s.index])), s["size"].tolist())
         rows = [(r.cell_id, r.dataset, r.pattern_id, r.alpha, r.strategy, r.size, r.workload, r.algorithm, f.plan, f.kind,
                  f.log_trpt, f.log_lat, f.log_tree, (not paper) and f.plan == r.stored_plan)
                 for r, f in zip(s.itertuples(index=False), got)]

@@ -55,7 +55,7 @@ def test_facts_re_plan_only_the_rows_and_planners_asked_about(tmp_path, monkeypa
 def test_re_plans_in_worker_processes_equal_those_of_this_process(tmp_path, monkeypatch):
     monkeypatch.setattr(jqpg_model, "_REPLANS", {})
     model = _model(tmp_path, patterns=PARALLEL_MIN // 8 + 1)
-    keys = [jqpg_model._key(s, 281.0) for s in model.specs["spec"]]
+    keys = [jqpg_model.replan_key(s, 281.0) for s in model.specs["spec"]]
     assert len(set(keys)) >= PARALLEL_MIN
     spread = replan(keys, model.specs["size"].tolist())
     assert spread == [plan_facts(*k) for k in keys]
