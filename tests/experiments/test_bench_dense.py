@@ -39,13 +39,15 @@ def test_the_long_stream_changes_only_its_windows():
     assert spec["stream"]["replay"]["windows"] == 6.0
 
 
-def test_a_real_cell_runs_at_both_lengths(capsys):
-    assert cli_main(["bench", "length", "+exp=jqpg_fig5", "scale=quick", "exp.sizes=[3]", "--sample", "1"]) == 0
+def test_a_real_cell_runs_at_both_lengths_and_on_the_long_streams_halves(capsys):
+    assert cli_main(["bench", "length", "+exp=jqpg_fig5", "scale=quick", "exp.sizes=[3]", "--sample", "1", "--halves"]) == 0
     out = capsys.readouterr().out
     assert "6 windows against 12" in out
-    row = next(line for line in out.splitlines() if line.startswith("| seq-3-"))
+    row, halves = (line for line in out.splitlines() if line.startswith("| seq-3-"))
     events, events_long = (int(c.strip().replace(",", "")) for c in row.split("|")[3:5])
     assert 1.8 < events_long / events < 2.2
+    first, second = (int(c.strip().replace(",", "")) for c in halves.split("|")[3:5])
+    assert first + second == events_long and 0.4 < first / events_long < 0.6
 
 
 def test_model_density_predicts_more_partial_matches_at_a_higher_density(capsys):
