@@ -60,3 +60,16 @@ def test_model_density_predicts_more_partial_matches_at_a_higher_density(capsys)
     over = [float(r[4].strip().rstrip("%")) for r in rows]
     assert median[1] > median[0] and over[1] >= over[0]
     assert 2.5 < int(rows[1][0].replace(",", "")) / int(rows[0][0].replace(",", "")) < 3.5
+
+
+def test_model_density_rebuilds_mcep_cells_exactly_and_predicts_more_at_a_higher_density(capsys):
+    """The MCEP part rebuilds sampled TRIVIAL cells of the committed mcep_fig10 as the run built them: the trivial
+    global plan's Cost^multi at factor 1 is the stored plan cost of every one; with the paper's density added, the
+    predicted live partial matches grow with the factor."""
+    assert cli_main(["bench", "model-density", "--exp", "mcep_fig10", "--sample", "8", "--factors", "1,2", "--paper"]) == 0
+    out = capsys.readouterr().out
+    assert "8 sampled cells rebuilt (Cost^multi at factor 1 equal to the stored plan cost in 8)" in out
+    rows = [line.split("|")[1:-1] for line in out.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    assert [r[1].strip() for r in rows][:2] == ["1", "2"] and float(rows[2][1]) > 100
+    median = [float(r[2]) for r in rows]
+    assert median[0] < median[1] < median[2]
