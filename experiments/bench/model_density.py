@@ -9,10 +9,11 @@ the ratio the stored run measured at its own density (the median, over the cells
 predicted partial matches per cell (median, 75th percentile) and the share of cells the model puts past
 the cap: what decides whether a density can be run to completion (docs/dense.md).
 
-An MCEP folder (``--exp mcep_fig10``, ``fig12``, ...) stores neither its workloads nor their statistics, so a
-sample of its TRIVIAL cells (``--sample``) is rebuilt as the run built it -- the replayed stream, the seeded
-workload, the statistics estimated on the stream -- and the trivial global plan (every pattern in its written
-order, nothing shared) is costed with MCEP's Cost^multi (Section 3.3, Appendix C: the instances of every node
+An MCEP or MOTTO folder (``--exp mcep_fig10``, ``fig12``, ``motto_fig13``, ...) stores neither its workloads nor
+their statistics, so a sample of its cells that ran the baseline (``--sample``; MCEP's TRIVIAL, MOTTO's NA) is
+rebuilt as the run built it -- the replayed stream, the seeded workload, the statistics estimated on the
+stream -- and the baseline's global plan (every pattern in its written order, nothing shared) is costed with
+MCEP's Cost^multi (Section 3.3, Appendix C: the instances of every node
 under its window, :func:`algorithms.multi.costs.cost_multi`) at each factor, the rates scaled, the
 selectivities kept; the cost is converted to live partial matches with the ratio the stored run measured
 (the median over the sampled cells that were not capped of ``peak_partial_matches`` over the cost at factor 1).
@@ -24,18 +25,18 @@ import argparse
 import json
 import math
 
-HELP = "JQPG and MCEP: the partial matches per cell the paper's cost model predicts at growing densities, against a cap"
+HELP = "JQPG, MCEP and MOTTO: the partial matches per cell the paper's cost model predicts at growing densities, against a cap"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--exp", default="jqpg_fig3", help="a JQPG or MCEP results folder name (default jqpg_fig3)")
+    p.add_argument("--exp", default="jqpg_fig3", help="a JQPG, MCEP or MOTTO results folder name (default jqpg_fig3)")
     p.add_argument("--planner", default="DP-LD", help="the planner whose cells are re-planned (default DP-LD)")
     p.add_argument("--factors", default="1,3.33,10,33.3,100", help="density factors over the stored run's (comma-separated)")
     p.add_argument("--paper", action="store_true", help="add the paper's density (the stored run's factor to it)")
     p.add_argument("--cap", type=float, default=2e7, help="the cap the shares are counted against (default the paper's 20M)")
     p.add_argument("--results-dir", default=None, help="the results root (default results/, the committed reference)")
-    p.add_argument("--sample", type=int, default=12, help="MCEP: TRIVIAL cells rebuilt and costed (default 12)")
-    p.add_argument("--seed", type=int, default=0, help="MCEP: seed of the sample (default 0)")
+    p.add_argument("--sample", type=int, default=12, help="MCEP and MOTTO: baseline cells rebuilt and costed (default 12)")
+    p.add_argument("--seed", type=int, default=0, help="MCEP and MOTTO: seed of the sample (default 0)")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -60,8 +61,8 @@ def main(args: argparse.Namespace) -> int:
     meta = json.loads((root / "metadata.json").read_text())
     table = pd.read_parquet(root / "results.parquet")
     kind = (meta.get("config") or {}).get("exp", {}).get("kind")
-    if RENAMED_KINDS.get(kind, kind) == "mcep":
-        return _multi(args, root, meta, table, factors)
+    if RENAMED_KINDS.get(kind, kind) in MULTI_BASELINES:
+        return _multi(args, root, meta, table, factors, RENAMED_KINDS.get(kind, kind))
     model = JqpgModel(root, meta, table)
     specs = model.specs[model.specs["algorithm"] == args.planner]
     if specs.empty:
@@ -99,8 +100,12 @@ def _print_table(density: float, factors: list[float], predicted, cap: float) ->
         print(f"| {density * f:,.0f} | {f:g} | {pred.median():.2g} | {pred.quantile(0.75):.2g} | {(pred > cap).mean():.0%} |")
 
 
-def _multi(args: argparse.Namespace, root, meta: dict, table, factors: list[float]) -> int:
-    """The MCEP part (module docstring): TRIVIAL cells rebuilt, their trivial global plans costed at each factor."""
+#: per multi-pattern kind, the baseline whose global plan is costed, and the sweeps whose cells run other studies
+MULTI_BASELINES = {"mcep": ("TRIVIAL", ("reshuffle_every",)), "motto": ("NA", ("queries", "cores"))}
+
+
+def _multi(args: argparse.Namespace, root, meta: dict, table, factors: list[float], kind_name: str) -> int:
+    """The MCEP and MOTTO part (module docstring): baseline cells rebuilt, their global plans costed at each factor."""
     import gzip
     import random
 
@@ -113,25 +118,27 @@ def _multi(args: argparse.Namespace, root, meta: dict, table, factors: list[floa
     from experiments.exps import kind_module
     from experiments.reporting.regime import stored_scale
 
+    baseline, other_studies = MULTI_BASELINES[kind_name]
     with gzip.open(root / "cells.jsonl.gz", "rt") as fh:
-        specs = [s for s in map(json.loads, fh) if s.get("algorithm") == "TRIVIAL" and s.get("x_name") != "reshuffle_every"]
+        specs = [s for s in map(json.loads, fh) if baseline in (s.get("algorithms") or [s.get("algorithm")])
+                 and s.get("x_name") not in other_studies]
     if not specs:
-        raise ConfigError(f"{root}: no stored TRIVIAL cell specification (cells.jsonl.gz)")
+        raise ConfigError(f"{root}: no stored {baseline} cell specification (cells.jsonl.gz)")
     picked = random.Random(args.seed).sample(specs, min(args.sample, len(specs)))
     scales = meta["config"]["exp"]["scales"]
     density = float(scales[stored_scale(meta)]["events_per_window"])
     if args.paper:
         factors.append(float(scales["paper"]["events_per_window"]) / density)
-    mod = kind_module("mcep")
-    peak = table[(table["algorithm"] == "TRIVIAL") & (table["metric"] == "peak_partial_matches")].set_index("cell_id")
-    stored_cost = table[(table["algorithm"] == "TRIVIAL") & (table["metric"] == "plan_cost")].set_index("cell_id")["value"]
+    mod = kind_module(kind_name)
+    peak = table[(table["algorithm"] == baseline) & (table["metric"] == "peak_partial_matches")].set_index("cell_id")
+    stored_cost = table[(table["algorithm"] == baseline) & (table["metric"] == "plan_cost")].set_index("cell_id")["value"]
     plans, same = [], 0
     for spec in picked:
         kind = mod.cell_kind(spec)
         stream = kind.stream(spec)
         patterns = kind.workload(spec, stream)
         stats = kind.statistics(spec, stream, patterns)
-        g = kind.plan_one(spec, patterns, stats, "TRIVIAL").plan
+        g = kind.plan_one(spec, patterns, stats, baseline).plan
         plans.append((spec["cell_id"], g, stats))
         c1 = cost_multi(g, workload_models(g, stats))
         same += bool(np.isclose(c1, stored_cost.get(spec["cell_id"], np.nan), rtol=1e-9))
@@ -149,9 +156,9 @@ def _multi(args: argparse.Namespace, root, meta: dict, table, factors: list[floa
     ratio = (ok / base.reindex(ok.index)).replace([np.inf, -np.inf], np.nan).dropna()
     ratio = ratio[ratio > 0]
     if ratio.empty:
-        raise ConfigError(f"{root}: none of the {len(plans)} sampled TRIVIAL cells ran uncapped with partial matches to relate the model to")
+        raise ConfigError(f"{root}: none of the {len(plans)} sampled {baseline} cells ran uncapped with partial matches to relate the model to")
     k = float(ratio.median())
-    print(f"{args.exp}, TRIVIAL: {len(plans)} sampled cells rebuilt (Cost^multi at factor 1 equal to the stored plan cost in {same}); "
+    print(f"{args.exp}, {baseline}: {len(plans)} sampled cells rebuilt (Cost^multi at factor 1 equal to the stored plan cost in {same}); "
           f"measured peak live partial matches per unit of model cost {k:.3g} (median of {len(ratio)} uncapped cells); "
           f"stored density {density:,.0f} events of the median type per window")
     _print_table(density, factors, lambda f: (base if f == 1.0 else costs(f)) * k, args.cap)

@@ -73,3 +73,11 @@ def test_model_density_rebuilds_mcep_cells_exactly_and_predicts_more_at_a_higher
     assert [r[1].strip() for r in rows][:2] == ["1", "2"] and float(rows[2][1]) > 100
     median = [float(r[2]) for r in rows]
     assert median[0] < median[1] < median[2]
+
+
+def test_model_density_rebuilds_motto_cells_from_their_na_plans(capsys):
+    assert cli_main(["bench", "model-density", "--exp", "motto_fig13", "--sample", "4", "--factors", "1,5"]) == 0
+    out = capsys.readouterr().out
+    assert "motto_fig13, NA: 4 sampled cells rebuilt (Cost^multi at factor 1 equal to the stored plan cost in 4)" in out
+    rows = [line.split("|")[1:-1] for line in out.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    assert float(rows[0][2]) < float(rows[1][2])
