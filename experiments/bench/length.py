@@ -56,15 +56,21 @@ def _with_windows(spec: dict, windows: float) -> dict:
     return out
 
 
-def _evaluations(kind, spec: dict, factor: float, halves: bool = False) -> list[dict[str, dict]]:
+def _selectivities(stats) -> list[float]:
+    """Every selectivity of a cell's statistics (one :class:`cep.statistics.Statistics`, or one per pattern)."""
+    return [float(v) for st in (stats if isinstance(stats, (list, tuple)) else [stats]) for v in st.selectivities.values()]
+
+
+def _evaluations(kind, spec: dict, factor: float, halves: bool = False) -> tuple[list[dict[str, dict]], list[float]]:
     """Per algorithm, the metrics and status of the cell's evaluation on its configured stream and on the one
     ``factor`` times as long, both of the plans made from the configured stream
     (:func:`experiments.running.cells.run_cell`'s steps); with ``halves`` also on the long stream's first and
-    second half (split at half its duration), each evaluated apart."""
+    second half (split at half its duration), each evaluated apart; and the selectivities the plans were made with."""
     k = float(spec["stream"]["replay"]["windows"])
     stream = kind.stream(spec)
     workload = kind.workload(spec, stream)
-    planned = kind.plan(spec, workload, kind.statistics(spec, stream, workload))
+    stats = kind.statistics(spec, stream, workload)
+    planned = kind.plan(spec, workload, stats)
     long_spec = _with_windows(spec, k * factor)
     long = kind.stream(long_spec)
     runs = [(spec, stream), (long_spec, long)]
@@ -75,7 +81,7 @@ def _evaluations(kind, spec: dict, factor: float, halves: bool = False) -> list[
     for s, st in runs:
         evaluated = kind.evaluate(s, st, workload, planned)
         out.append({alg: {**e.metrics, "status": e.status} for alg, e in evaluated.items()})
-    return out
+    return out, _selectivities(stats)
 
 
 def _per_event(m: dict, key: str) -> float | None:
@@ -132,9 +138,10 @@ def main(args: argparse.Namespace) -> int:
             "work/event", "work/event long", "ratio", "verdict"]
     print("| " + " | ".join(head) + " |")
     print("|" + " --- |" * len(head))
-    verdicts, wratios, tratios, halves = [], [], [], []
+    verdicts, wratios, tratios, halves, sels = [], [], [], [], []
     for spec in picked:
-        short, long, *parts = _evaluations(mod.cell_kind(spec), spec, args.factor, args.halves)
+        (short, long, *parts), cell_sels = _evaluations(mod.cell_kind(spec), spec, args.factor, args.halves)
+        sels.append((spec["pattern_id"], cell_sels))
         if parts:
             halves += [(spec["pattern_id"], alg, parts[0][alg], parts[1][alg]) for alg in parts[0] if alg in parts[1]]
         for alg in short:
@@ -156,6 +163,10 @@ def main(args: argparse.Namespace) -> int:
     med = (lambda xs: f"{statistics.median(xs):.3f}" if xs else "n/a")
     print(f"\n{agree} of {len(verdicts) - capped} judged evaluations agree ({capped} capped); median ratio long/short: "
           f"throughput {med(tratios)}, work per event {med(wratios)}")
+    print("\nthe selectivities each cell's plans were made with (estimated on its stream; the papers': 0.002-0.88):")
+    for pid, xs in sels:
+        print(f"  {pid}: {len(xs)} selectivities, " + (f"min {min(xs):.3g}, median {statistics.median(xs):.3g}, max {max(xs):.3g}"
+                                                         if xs else "none"))
     if halves:
         print("\nthe long stream's halves evaluated apart (each starts empty):")
         head = ["cell", "algorithm", "events, first half", "events, second half", "work/event, first", "work/event, second", "ratio"]

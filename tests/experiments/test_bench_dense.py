@@ -48,6 +48,9 @@ def test_a_real_cell_runs_at_both_lengths_and_on_the_long_streams_halves(capsys)
     assert 1.8 < events_long / events < 2.2
     first, second = (int(c.strip().replace(",", "")) for c in halves.split("|")[3:5])
     assert first + second == events_long and 0.4 < first / events_long < 0.6
+    sel = next(line for line in out.splitlines() if line.strip().startswith("seq-3-") and "selectivities" in line)
+    lo, med, hi = (float(sel.split(w)[1].split(",")[0]) for w in ("min ", "median ", "max "))
+    assert 0 <= lo <= med <= hi <= 1
 
 
 def test_model_density_predicts_more_partial_matches_at_a_higher_density(capsys):
