@@ -80,15 +80,25 @@ def main(args: argparse.Namespace) -> int:
         return pd.Series(np.exp(np.clip([f.log_trpt for f in facts], None, 700)), index=specs["cell_id"].to_numpy())
 
     base = costs(1.0)
+    k, n = _per_unit_of_cost(measured, base, f"{root}: no uncapped {args.planner} cell with partial matches to relate the model to")
+    print(f"{args.exp}, {args.planner}: {len(specs)} cells; measured partial matches per unit of model cost at the stored density "
+          f"{k:.3g} (median of {n} uncapped cells); stored density {density:,.0f} events of the median type per window")
+    _print_table(density, factors, lambda f: (base if f == 1.0 else costs(f)) * k, args.cap)
+    return 0
+
+
+def _per_unit_of_cost(measured, base, why: str) -> tuple[float, int]:
+    """The median, over the cells measured uncapped, of the measured count over the model's cost at the stored
+    density, and how many cells it is over (a :class:`ConfigError` saying ``why`` when there is none)."""
+    import numpy as np
+
+    from cep.errors import ConfigError
+
     ratio = (measured / base.reindex(measured.index)).replace([np.inf, -np.inf], np.nan).dropna()
     ratio = ratio[ratio > 0]
     if ratio.empty:
-        raise ConfigError(f"{root}: no uncapped {args.planner} cell with partial matches to relate the model to")
-    k = float(ratio.median())
-    print(f"{args.exp}, {args.planner}: {len(specs)} cells; measured partial matches per unit of model cost at the stored density "
-          f"{k:.3g} (median of {len(ratio)} uncapped cells); stored density {density:,.0f} events of the median type per window")
-    _print_table(density, factors, lambda f: (base if f == 1.0 else costs(f)) * k, args.cap)
-    return 0
+        raise ConfigError(why)
+    return float(ratio.median()), len(ratio)
 
 
 def _print_table(density: float, factors: list[float], predicted, cap: float) -> None:
@@ -153,13 +163,10 @@ def _multi(args: argparse.Namespace, root, meta: dict, table, factors: list[floa
 
     base = costs(1.0)
     ok = peak[peak["status"] == "ok"]["value"].reindex(base.index).dropna()
-    ratio = (ok / base.reindex(ok.index)).replace([np.inf, -np.inf], np.nan).dropna()
-    ratio = ratio[ratio > 0]
-    if ratio.empty:
-        raise ConfigError(f"{root}: none of the {len(plans)} sampled {baseline} cells ran uncapped with partial matches to relate the model to")
-    k = float(ratio.median())
+    k, n = _per_unit_of_cost(ok, base, f"{root}: none of the {len(plans)} sampled {baseline} cells ran uncapped with partial "
+                                       "matches to relate the model to")
     print(f"{args.exp}, {baseline}: {len(plans)} sampled cells rebuilt (Cost^multi at factor 1 equal to the stored plan cost in {same}); "
-          f"measured peak live partial matches per unit of model cost {k:.3g} (median of {len(ratio)} uncapped cells); "
+          f"measured peak live partial matches per unit of model cost {k:.3g} (median of {n} uncapped cells); "
           f"stored density {density:,.0f} events of the median type per window")
     _print_table(density, factors, lambda f: (base if f == 1.0 else costs(f)) * k, args.cap)
     return 0
