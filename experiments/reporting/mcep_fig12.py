@@ -31,7 +31,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from experiments.reporting import panels
+import experiments.reporting.panels as panels
 from experiments.reporting.core import UNCHECKED, Claim, Section, SectionInput, judge
 from experiments.reporting.mcep import (
     CLIP_MARGIN,
