@@ -12,6 +12,10 @@ A cell *agrees* when its work per event over the long stream is within ``--work-
 stream's and its throughput ratio lies within the noise of its own repeated runs (the larger of the two
 runs' ``throughput_spread``, the max/min of a cell's timed repeats, and at least ``--min-noise``).  A
 run stopped at a cap is a bound, so a cell capped in either run is reported as capped, not judged.
+With ``--halves`` each cell's plans are also evaluated on the first and the second half of the long stream
+apart (windows 0 to k and k to 2k of one replay, each half starting empty): where the two lengths disagree,
+halves that agree point at the start of the stream, halves that differ at its content (a real series that
+drifts, or a heavy-tailed work that k windows do not average).
 The cells are those ``run --estimate`` samples (the same seed picks the same cells) among the kinds whose
 cells replay a stream of a number of windows (JQPG, MCEP, MOTTO); every cell runs in this process, short
 then long, each evaluation with the cell's own repeats.
@@ -28,6 +32,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import numpy as np
+
 HELP = "does a figure's stream length suffice? throughput and work per event over k and 2k windows, per sampled cell"
 
 
@@ -40,6 +46,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="work per event agrees when the ratio is within 1 +- T (default 0.1)")
     p.add_argument("--min-noise", type=float, default=1.15, metavar="R",
                    help="the least throughput noise band, as a max/min ratio (default 1.15)")
+    p.add_argument("--halves", action="store_true",
+                   help="also evaluate the first and the second half of the long stream apart (work per event of each)")
 
 
 def _with_windows(spec: dict, windows: float) -> dict:
@@ -48,19 +56,32 @@ def _with_windows(spec: dict, windows: float) -> dict:
     return out
 
 
-def _evaluations(kind, spec: dict, factor: float) -> tuple[dict[str, dict], dict[str, dict]]:
+def _selectivities(stats) -> list[float]:
+    """Every selectivity of a cell's statistics (one :class:`cep.statistics.Statistics`, or one per pattern)."""
+    return [float(v) for st in (stats if isinstance(stats, (list, tuple)) else [stats]) for v in st.selectivities.values()]
+
+
+def _evaluations(kind, spec: dict, factor: float, halves: bool = False) -> tuple[list[dict[str, dict]], list[float]]:
     """Per algorithm, the metrics and status of the cell's evaluation on its configured stream and on the one
     ``factor`` times as long, both of the plans made from the configured stream
-    (:func:`experiments.running.cells.run_cell`'s steps)."""
+    (:func:`experiments.running.cells.run_cell`'s steps); with ``halves`` also on the long stream's first and
+    second half (split at half its duration), each evaluated apart; and the selectivities the plans were made with."""
     k = float(spec["stream"]["replay"]["windows"])
     stream = kind.stream(spec)
     workload = kind.workload(spec, stream)
-    planned = kind.plan(spec, workload, kind.statistics(spec, stream, workload))
+    stats = kind.statistics(spec, stream, workload)
+    planned = kind.plan(spec, workload, stats)
+    long_spec = _with_windows(spec, k * factor)
+    long = kind.stream(long_spec)
+    runs = [(spec, stream), (long_spec, long)]
+    if halves:
+        mid = int(np.searchsorted(long.ts, k * factor * float(spec["stream"]["replay"]["window_seconds"]) / 2))
+        runs += [(long_spec, long.slice(0, mid)), (long_spec, long.slice(mid, len(long)))]
     out = []
-    for s in (spec, _with_windows(spec, k * factor)):
-        evaluated = kind.evaluate(s, stream if s is spec else kind.stream(s), workload, planned)
+    for s, st in runs:
+        evaluated = kind.evaluate(s, st, workload, planned)
         out.append({alg: {**e.metrics, "status": e.status} for alg, e in evaluated.items()})
-    return out[0], out[1]
+    return out, _selectivities(stats)
 
 
 def _per_event(m: dict, key: str) -> float | None:
@@ -117,9 +138,12 @@ def main(args: argparse.Namespace) -> int:
             "work/event", "work/event long", "ratio", "verdict"]
     print("| " + " | ".join(head) + " |")
     print("|" + " --- |" * len(head))
-    verdicts, wratios, tratios = [], [], []
+    verdicts, wratios, tratios, halves, sels = [], [], [], [], []
     for spec in picked:
-        short, long = _evaluations(mod.cell_kind(spec), spec, args.factor)
+        (short, long, *parts), cell_sels = _evaluations(mod.cell_kind(spec), spec, args.factor, args.halves)
+        sels.append((spec["pattern_id"], cell_sels))
+        if parts:
+            halves += [(spec["pattern_id"], alg, parts[0][alg], parts[1][alg]) for alg in parts[0] if alg in parts[1]]
         for alg in short:
             if alg not in long:
                 continue
@@ -139,4 +163,18 @@ def main(args: argparse.Namespace) -> int:
     med = (lambda xs: f"{statistics.median(xs):.3f}" if xs else "n/a")
     print(f"\n{agree} of {len(verdicts) - capped} judged evaluations agree ({capped} capped); median ratio long/short: "
           f"throughput {med(tratios)}, work per event {med(wratios)}")
+    print("\nthe selectivities each cell's plans were made with (estimated on its stream; the papers': 0.002-0.88):")
+    for pid, xs in sels:
+        print(f"  {pid}: {len(xs)} selectivities, " + (f"min {min(xs):.3g}, median {statistics.median(xs):.3g}, max {max(xs):.3g}"
+                                                         if xs else "none"))
+    if halves:
+        print("\nthe long stream's halves evaluated apart (each starts empty):")
+        head = ["cell", "algorithm", "events, first half", "events, second half", "work/event, first", "work/event, second", "ratio"]
+        print("| " + " | ".join(head) + " |")
+        print("|" + " --- |" * len(head))
+        for pid, alg, a, b in halves:
+            wa, wb = _per_event(a, "work"), _per_event(b, "work")
+            capped = " (capped: a bound)" if a["status"] != "ok" or b["status"] != "ok" else ""
+            print(f"| {pid} | {alg} | {_fmt(a.get('events'))} | {_fmt(b.get('events'))} | {_fmt(wa, '.3g')} | {_fmt(wb, '.3g')} | "
+                  f"{_fmt(_ratio(wa, wb), '.2f')}{capped} |")
     return 0

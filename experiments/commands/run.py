@@ -161,7 +161,8 @@ def run_overrides(argv: list[str]) -> int:
         root = results_root(cfg)  # checked once, before the run: a file edited meanwhile does not stop its report
         if run_experiment(cfg, replace=flags.replace):
             code = EXIT_FAILED_CELLS
-        _report(root, cfg.exp.name)
+        if cfg.get("report", True):
+            _report(root, cfg.exp.name)
     return code
 
 

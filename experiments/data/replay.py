@@ -8,7 +8,12 @@ A replay keeps what is real and sets the clock:
 
 * **values**: each event type keeps its real events -- every attribute value -- in their real
   order; the k-th replayed event of a type carries the type's k-th real event (its sequence starts
-  over when the replay needs more events than the data holds: ``cycles`` counts how often);
+  over when the replay needs more events than the data holds: ``cycles`` counts how often).  With
+  ``value_order="random"`` the k-th event carries a real event of its type drawn uniformly at random
+  (with replacement; each attribute tuple kept whole): the stream is then stationary by construction --
+  every window sees the same distribution of each type's values, the real one -- where a replay in the
+  real order carries later real values into later windows (a market that moves, traffic that peaks),
+  so that a dense replay's windows differ from each other (docs/dense.md, "Stream length");
 * **rates**: the ``K`` types of the pool get rates spaced geometrically from ``r_min`` to
   ``rate_ratio * r_min`` (the papers' ~45x), assigned in the order of their real event counts (the
   rarest real type is replayed slowest), so a type's rank in frequency is real;
@@ -44,6 +49,10 @@ from cep.errors import ConfigError
 from experiments.data.statistics import live_of_gaps
 
 
+#: how a replayed event of a type picks the real event whose values it carries (module docstring)
+VALUE_ORDERS = ("real", "random")
+
+
 @dataclass(frozen=True)
 class ReplaySpec:
     """How to replay a pool of event types (see the module docstring)."""
@@ -53,6 +62,7 @@ class ReplaySpec:
     rate_ratio: float = 45.0  # fastest over slowest type
     windows: float = 10.0  # stream length in windows
     seed: int = 0
+    value_order: str = "real"  # "real": each type's real events in their order; "random": drawn i.i.d.
 
     def __post_init__(self) -> None:
         for name in ("window_seconds", "events_per_window", "windows"):
@@ -60,6 +70,8 @@ class ReplaySpec:
                 raise ConfigError(f"replay: {name} must be positive, got {getattr(self, name)!r}")
         if not self.rate_ratio >= 1:
             raise ConfigError(f"replay: rate_ratio must be >= 1, got {self.rate_ratio!r}")
+        if self.value_order not in VALUE_ORDERS:
+            raise ConfigError(f"replay: value_order must be one of {', '.join(VALUE_ORDERS)}, got {self.value_order!r}")
 
     @property
     def duration(self) -> float:
@@ -89,8 +101,8 @@ class Replayed:
     cycles: dict[str, int]  # how many times each type's real sequence started over
 
 
-def _rng(seed: int, t: str) -> np.random.Generator:
-    digest = hashlib.sha256(repr((seed, "replay", t)).encode()).digest()
+def _rng(seed: int, t: str, purpose: str = "replay") -> np.random.Generator:
+    digest = hashlib.sha256(repr((seed, purpose, t)).encode()).digest()
     return np.random.default_rng(int.from_bytes(digest[:8], "little"))
 
 
@@ -116,6 +128,17 @@ class ReplayPlan:
         self.rates = dict(zip(self.ranked, spec.rates(len(self.ranked)).tolist()))
         self.counts = {t: int(_rng(spec.seed, t).poisson(self.rates[t] * spec.duration)) for t in self.ranked}
         self.cycles = {t: (n - 1) // len(self.real[t]) if n else 0 for t, n in self.counts.items()}
+        if spec.value_order == "random":
+            self.cycles = {t: 0 for t in self.counts}
+
+    def real_index(self, t: str) -> np.ndarray:
+        """For each replayed event of type ``t``, in order, the index of the real event (among the type's
+        real events) whose values it carries: ``k % len(real)`` in the real order, or a uniform draw of
+        the type's own random numbers with ``value_order="random"``."""
+        n, m = self.counts[t], len(self.real[t])
+        if self.spec.value_order == "random":
+            return _rng(self.spec.seed, t, "values").integers(0, m, n, dtype=np.int64)
+        return np.arange(n, dtype=np.int64) % m
 
     @property
     def events(self) -> int:
@@ -131,8 +154,8 @@ class ReplayPlan:
     def build(self, types: Iterable[str] | None = None, *, chunk_events: int = CHUNK_EVENTS) -> EventColumns:
         """The replayed stream of ``types`` (default: the whole pool), merged in chunks of about
         ``chunk_events`` events.  Events are ordered by timestamp, then by the rank of their type, then
-        by their order within the type; the ``k``-th event of a type carries its ``k % len(real)``-th
-        real event's values (a :class:`Gather` of the raw columns, read only when asked for)."""
+        by their order within the type; the ``k``-th event of a type carries the values of its
+        :meth:`real_index` real event (a :class:`Gather` of the raw columns, read only when asked for)."""
         want = set(self.ranked if types is None else types)
         chosen = [(c, t) for c, t in enumerate(self.ranked) if t in want]
         times = [self.times(t) for _, t in chosen]
@@ -144,6 +167,11 @@ class ReplayPlan:
         real_rows = np.concatenate([self.real[t] for _, t in chosen]) if chosen else np.zeros(0, np.int64)
         real_len = np.asarray([len(self.real[t]) for _, t in chosen], dtype=np.int64)
         real_off = np.concatenate(([0], np.cumsum(real_len)[:-1])).astype(np.int64)
+        drawn = self.spec.value_order == "random"
+        if drawn:  # the drawn indices of every chosen type, one array (the real order needs none: k % len)
+            picks = [self.real_index(t).astype(np.int32 if len(self.real[t]) < 2**31 else np.int64) for _, t in chosen]
+            pick_off = np.concatenate(([0], np.cumsum([len(p) for p in picks])[:-1])).astype(np.int64)
+            picks = np.concatenate(picks) if picks else np.zeros(0, np.int32)
         index_type = np.int32 if len(self.raw) < 2**31 else np.int64
         codes = np.empty(total, dtype=np.int64)
         ts = np.empty(total, dtype=np.float64)
@@ -161,7 +189,8 @@ class ReplayPlan:
             m = len(x)
             ts[out:out + m] = x[order]
             codes[out:out + m] = np.asarray([c for c, _ in chosen], dtype=np.int64)[which]
-            src[out:out + m] = real_rows[real_off[which] + k % real_len[which]]
+            index = picks[pick_off[which] + k] if drawn else k % real_len[which]
+            src[out:out + m] = real_rows[real_off[which] + index]
             out += m
         columns = {name: Gather(self.raw.array(name), src) for name in self.raw.attributes}
         absent = {name: m[src] for name, m in self.raw.absent_masks().items()}

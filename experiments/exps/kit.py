@@ -75,13 +75,15 @@ def type_pool(stream, size: int, min_events: int) -> list[str]:
 def replayed_pool_stream(cfg: DictConfig, sc: Mapping, window_s: float, default_pool: int) -> tuple[str, dict]:
     """The dataset name and the stream spec of a multi-query experiment: the ``type_pool`` types of
     ``exp.dataset`` (default NASDAQ) spread over its event counts, replayed at the scale's events per
-    window and rate ratio (``sc``: the resolved settings)."""
+    window and rate ratio, its values in their real order or, where the scale sets ``value_order: random``,
+    drawn at random (``sc``: the resolved settings)."""
     dname = cfg.exp.get("dataset", "nasdaq")
     probe = {"dataset": dataset_ref(dataset_config(dname)), "start": None, "end": None}
     pool = type_pool(raw_stream(probe), int(sc.get("type_pool", default_pool)), int(sc.get("min_events", 20)))
     return dname, {**probe, "pool": pool, "seed": int(cfg.seed),
                    "replay": {"window_seconds": float(window_s), "events_per_window": float(sc["events_per_window"]),
-                              "rate_ratio": float(sc.get("rate_ratio", ReplaySpec.rate_ratio)), "windows": float(sc["windows"])}}
+                              "rate_ratio": float(sc.get("rate_ratio", ReplaySpec.rate_ratio)), "windows": float(sc["windows"]),
+                              **({"value_order": str(sc["value_order"])} if sc.get("value_order") else {})}}
 
 
 def evaluation_caps(settings: Mapping) -> dict:

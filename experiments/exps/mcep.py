@@ -92,7 +92,7 @@ ADAPTIVE = ("static", "adaptive")
 LEGACY_ADAPTIVE_KEYS = ("reshuffle_types", "chunk", "drift")
 #: the per-scale settings of ``exp.scales.<scale>`` (:mod:`experiments.running.settings`)
 SETTINGS = Keys(("type_pool", "events_per_window", "windows", "seeds", "repeats", "max_partial_matches", "max_work", "base",
-                 "values"), ("rate_ratio", "min_events", "adaptive"))
+                 "values"), ("rate_ratio", "min_events", "adaptive", "value_order"))
 
 
 def build_specs(cfg: DictConfig) -> list[dict]:

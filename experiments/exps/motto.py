@@ -112,7 +112,7 @@ PARAMS = ("queries", "r", "length", "level", "window", "window_ratio", "budget_s
 PARAM_OF = {"r": "r", "queries": "queries", "window_ratio": "window_ratio", "nesting": "level", "cores": "cores"}  # sweep -> parameter
 #: the per-scale settings of ``exp.scales.<scale>`` (:mod:`experiments.running.settings`)
 SETTINGS = Keys(("type_pool", "events_per_window", "windows", "seeds", "repeats", "max_partial_matches", "max_work", "base",
-                 "values"), ("rate_ratio", "min_events", "cores_repeats", "cores_windows", "sweep_base"))
+                 "values"), ("rate_ratio", "min_events", "cores_repeats", "cores_windows", "sweep_base", "value_order"))
 
 
 def build_specs(cfg: DictConfig) -> list[dict]:

@@ -5,11 +5,11 @@ Every use of the rule set by the maps (:mod:`experiments.reporting.maps`, the ma
 paired ratio of side A over side B (oriented so that above 1 favours A) over its independent workloads,
 with its 95% interval (:func:`~experiments.reporting.rules.ratio_interval`, capped runs as bounds); then
 
-* **A wins** when the claim "A beats B" holds or partly holds (lo > 1: a real effect,
+* **tie** when the interval lies inside the band of "comparable" (:func:`~experiments.reporting.rules.comparable`,
+  1/1.25 to 1.25), whether or not it excludes 1: a difference the interval bounds below 1.25x is not a win;
+* **A wins** otherwise when the claim "A beats B" holds or partly holds (lo > 1: a real effect,
   :func:`~experiments.reporting.rules.at_least` with the smallest meaningful effect ``BEATS``);
 * **B wins** when the same holds the other way round (:func:`~experiments.reporting.rules.invert`);
-* **tie** when neither does and the interval lies inside the band of "comparable"
-  (:func:`~experiments.reporting.rules.comparable`, 1/1.25 to 1.25);
 * **open** otherwise: the data cannot tell; ``needed`` says about how many workloads would decide it at the
   observed spread (none when bounds, not workloads, keep it open);
 * **no data** without a single workload.
@@ -52,19 +52,19 @@ def judge(ratios: Sequence[float], *, lower: Sequence[bool] | None = None, upper
     e = rules.ratio_interval(ratios, lower=lower, upper=upper)
     if e.n == 0:
         return PointVerdict(e, NO_DATA)
+    if rules.comparable(e, TIE_BAND).verdict == rules.HOLDS:
+        return PointVerdict(e, TIE)
     a = rules.at_least(e, WIN_SIZE)
     if a.verdict in (rules.HOLDS, rules.PARTLY):
         return PointVerdict(e, A_WINS)
     b = rules.at_least(rules.invert(e), WIN_SIZE)
     if b.verdict in (rules.HOLDS, rules.PARTLY):
         return PointVerdict(e, B_WINS)
-    if rules.comparable(e, TIE_BAND).verdict == rules.HOLDS:
-        return PointVerdict(e, TIE)
     toward = a if e.n >= 2 and math.isfinite(e.estimate) and e.estimate >= 1 else b
     return PointVerdict(e, OPEN, toward.needed)
 
 
 def rule_text() -> str:
     """The rule, in words, for the maps' captions."""
-    return (f"a mark where the 95% interval of the paired effect decides the winner (it excludes 1, one way or the "
-            f"other); a tie where it does not and lies within [{1 / TIE_BAND:.2f}, {TIE_BAND:g}]; open otherwise")
+    return (f"a tie where the 95% interval of the paired effect lies within [{1 / TIE_BAND:.2f}, {TIE_BAND:g}]; "
+            f"a mark where it does not and decides the winner (it excludes 1, one way or the other); open otherwise")

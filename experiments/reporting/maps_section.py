@@ -94,7 +94,7 @@ def maps_section(results_dir: Path) -> list[str]:
         return lines + ["No regime maps in `maps/` here: `python -m experiments map +map=<name>` draws one (configs/map/: "
                         "dpld_vs_dpb, dpld_vs_greedy, dpb_vs_zstream, dpld_vs_efreq, local_vs_baselines, hamlet_vs_greta).", ""]
     lines += ["Each map runs two methods over a grid of the axes that decide plan quality and judges every point by the "
-              "rule set (the paired effect's 95% interval: a winner where it excludes 1, a tie where it does not and lies inside [0.8, 1.25]). Below, "
+              "rule set (the paired effect's 95% interval: a tie where it lies inside [0.8, 1.25], a winner where it does not and excludes 1). Below, "
               "each paper's headline claim is placed on its map: at the mapped point nearest the paper's own regime "
               "(in grid steps, 0 when the regime is on the map), is its method the one that wins?", "",
               "| map | the paper's claim | the paper's regime | nearest measured point | the verdict there | placement |",

@@ -114,10 +114,12 @@ def _plot(g: dict, sweep: str, title: str, out_dir, name: str, ylabel: str, capp
     capped = capped or {}
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(5.2, 3.2))
+    bottom, top = _gain_limits(g)
     for alg in [a for a in ORDER if a in g] + sorted(a for a in g if a not in ORDER):
         xs, means, lows, highs = panels.geo_points(g[alg])
-        panels.ci_line(ax, alg, xs, means, lows, highs)
         st = style(alg)
+        lows, highs = panels.clipped_bars(ax, xs, lows, highs, bottom, top, st.color)
+        panels.ci_line(ax, alg, xs, means, lows, highs)
         open_pts = [(x, m) for x, m in zip(xs, means) if x in capped.get(alg, ())]
         if open_pts:
             ax.plot(*zip(*open_pts), linestyle="none", marker=st.marker, markerfacecolor="white", markeredgecolor=st.color,
@@ -126,7 +128,7 @@ def _plot(g: dict, sweep: str, title: str, out_dir, name: str, ylabel: str, capp
         ax.plot([], [], linestyle="none", marker="o", markerfacecolor="white", markeredgecolor="#333333", markersize=7,
                 label="open: a seed hit the cap (left out)")
     ax.axhline(1.0, color="#7F7F7F", linewidth=0.8, linestyle=":")
-    ax.set_ylim(*_gain_limits(g))
+    ax.set_ylim(bottom, top)
     if sweep in LOG_X:
         ticks = sorted({x for a in g for x in g[a]})
         ax.set_xscale("log")
@@ -140,14 +142,14 @@ def _plot(g: dict, sweep: str, title: str, out_dir, name: str, ylabel: str, capp
 
 def _gain_limits(g: dict) -> tuple[float, float]:
     """The y range: the means and 1x, a factor CLIP_MARGIN either side; an interval reaching further
-    (a few seeds give wide intervals) runs off the axis rather than flattening every line."""
+    (a few seeds give wide intervals) is cut at the axis, an arrowhead at the cut, rather than flattening every line."""
     means = [log_ci(v)[0] for xs in g.values() for v in xs.values()]
     means = [m for m in means if math.isfinite(m) and m > 0] + [1.0]
     return min(means) / CLIP_MARGIN, max(means) * CLIP_MARGIN
 
 
 CLIP_MARGIN = 4.0
-CLIPPED = f"error bars reaching beyond {CLIP_MARGIN:g}x of the means are cut at the axis"
+CLIPPED = f"error bars reaching beyond {CLIP_MARGIN:g}x of the means are cut at the axis, an arrowhead at the cut"
 
 
 def _fmt(g: dict, alg: str) -> str:

@@ -31,6 +31,7 @@ import math
 import numpy as np
 import pandas as pd
 
+import experiments.reporting.panels as panels
 from experiments.reporting.core import UNCHECKED, Claim, Section, SectionInput, judge
 from experiments.reporting.mcep import (
     CLIP_MARGIN,
@@ -156,24 +157,27 @@ def _panel(ax, t: pd.DataFrame, sweep: str) -> None:
     xs = sorted(t.loc[t["x_name"] == sweep, "x_value"].unique())
     pos = {x: i for i, x in enumerate(xs)}
     algs = [a for a in ALGS if a in set(t["algorithm"])]
+    points = {alg: _points(t, alg, sweep) for alg in algs}
+    means = [p[1] for pts in points.values() for p in pts] + [1.0]
+    bottom, top = min(means) / CLIP_MARGIN, max(means) * CLIP_MARGIN  # the axis shows every mean; an interval may run past it
     for k, alg in enumerate(algs):
         st = style(alg)
         off = (k - (len(algs) - 1) / 2) * DODGE
-        pts = _points(t, alg, sweep)
+        pts = points[alg]
         if not pts:
             continue
         x = np.array([pos[p[0]] + off for p in pts])
         m = np.array([p[1] for p in pts])
-        err = np.vstack([m - np.array([p[2] for p in pts]), np.array([p[3] for p in pts]) - m])
-        ax.errorbar(x, m, yerr=err, color=st.color, marker=None, linewidth=1.0, capsize=1.5, label=None)
+        lo, hi = panels.clipped_bars(ax, x, [p[2] for p in pts], [p[3] for p in pts], bottom, top, st.color)
+        ax.errorbar(x, m, yerr=np.vstack([m - np.array(lo), np.array(hi) - m]), color=st.color, marker=None, linewidth=1.0,
+                    capsize=1.5, label=None)
         full = np.array([not p[4] for p in pts])
         ax.plot(x[full], m[full], linestyle="none", marker=st.marker, color=st.color, markersize=5, label=alg)
         if (~full).any():
             ax.plot(x[~full], m[~full], linestyle="none", marker=st.marker, markerfacecolor="white",
                     markeredgecolor=st.color, markersize=7, markeredgewidth=1.4, zorder=4)
     ax.axhline(1.0, color="#7F7F7F", linewidth=0.8, linestyle=":")
-    means = [p[1] for a in algs for p in _points(t, a, sweep)] + [1.0]
-    ax.set_ylim(min(means) / CLIP_MARGIN, max(means) * CLIP_MARGIN)
+    ax.set_ylim(bottom, top)
     ax.set_xticks(range(len(xs)), [f"{x:g}" for x in xs])
     ax.set_xlim(-0.5, len(xs) - 0.5)
 
@@ -202,6 +206,8 @@ def figure(df: pd.DataFrame, out_dir, name: str = "fig12") -> list:
 
     handles.append(Line2D([], [], linestyle="none", marker="o", markerfacecolor="white", markeredgecolor="#333333", markersize=7))
     labels.append("open marker: a seed hit the cap (a bound; left out if its time is not stored)")
+    handles.append(Line2D([], [], linestyle="none", marker=6, color="#333333", markersize=5))
+    labels.append("arrowhead: the interval runs past the axis")
     fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8, frameon=False, bbox_to_anchor=(0.5, -0.03))
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     return save_figure(fig, out_dir, name)

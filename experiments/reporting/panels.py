@@ -68,6 +68,19 @@ def ci_line(ax, name: str, xs, means, lows, highs, *, points: bool = False, labe
                     linewidth=1.2, markersize=5)
 
 
+def clipped_bars(ax, xs, lows, highs, bottom: float, top: float, color: str) -> tuple[list[float], list[float]]:
+    """Error bars on an axis shown from ``bottom`` to ``top``: the ``lows`` and ``highs`` cut at its edges (an
+    unbounded or non-positive end drawn to the edge of a log axis), each cut end marked by an arrowhead at the
+    edge it runs past; returns the cut lows and highs to draw."""
+    lows_cut, highs_cut = [max(lo, bottom) for lo in lows], [min(hi, top) for hi in highs]
+    for x, lo, hi in zip(xs, lows, highs):
+        if hi > top:
+            ax.plot([x], [top], marker=6, color=color, markersize=5, clip_on=False, zorder=5)
+        if lo < bottom:
+            ax.plot([x], [bottom], marker=7, color=color, markersize=5, clip_on=False, zorder=5)
+    return lows_cut, highs_cut
+
+
 def lines(ax, methods: Mapping[str, Mapping]) -> None:
     """Per method (in the given order; its groups map x to values): the geometric means and their CIs along
     x, an x without a value left out (log axis)."""

@@ -49,6 +49,7 @@ NAMES = {
     "sizes": "sizes", "query_size": "query size (operators)", "nodes": "nodes", "workloads": "workloads",
     "stats_max_pairs": "events (pairs) per selectivity estimate", "min_events": "fewest events of a pool type",
     "window_seconds": "time window (s)", "start": "data from", "end": "data to",
+    "value_order": "replayed values (real order, or drawn at random)",
 }
 
 #: the label of the row :func:`workloads_per_point` counts, per experiment kind
@@ -84,7 +85,8 @@ def _jqpg(exp: dict, sc: dict) -> dict:
         row = {"window_seconds": d["window_seconds"], "type_pool": d["type_pool"], "kleene_max": d.get("kleene_max")}
         if d.get("replay") is not None:
             rp = d["replay"]
-            row |= {"events_per_window": rp["events_per_window"], "rate_ratio": rp["rate_ratio"], "windows": rp["windows"]}
+            row |= {"events_per_window": rp["events_per_window"], "rate_ratio": rp["rate_ratio"], "windows": rp["windows"],
+                    "value_order": rp.get("value_order", ReplaySpec.value_order)}
             row["arrival rates (events/s)"], _ = _rates(d["window_seconds"], rp["events_per_window"], rp["rate_ratio"], rp["windows"],
                                                         d["type_pool"])
         else:
@@ -112,7 +114,8 @@ def _multi(exp: dict, sc: dict) -> dict:
     for k, v in sc.items():
         if k not in ("seeds", "base", "values", "sweep_base"):
             out[k] = v
-    out.setdefault("rate_ratio", ReplaySpec.rate_ratio)  # the replay's default (experiments/exps/kit.py:replayed_pool_stream)
+    out.setdefault("rate_ratio", ReplaySpec.rate_ratio)  # the replay's defaults (experiments/exps/kit.py:replayed_pool_stream)
+    out.setdefault("value_order", ReplaySpec.value_order)
     rates, events = _rates(sc["base"]["window"], sc["events_per_window"], out["rate_ratio"], sc["windows"], sc["type_pool"])
     out["arrival rates (events/s)"] = rates
     out["stream (events, expected)"] = round(events)

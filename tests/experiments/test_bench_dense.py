@@ -39,13 +39,18 @@ def test_the_long_stream_changes_only_its_windows():
     assert spec["stream"]["replay"]["windows"] == 6.0
 
 
-def test_a_real_cell_runs_at_both_lengths(capsys):
-    assert cli_main(["bench", "length", "+exp=jqpg_fig5", "scale=quick", "exp.sizes=[3]", "--sample", "1"]) == 0
+def test_a_real_cell_runs_at_both_lengths_and_on_the_long_streams_halves(capsys):
+    assert cli_main(["bench", "length", "+exp=jqpg_fig5", "scale=quick", "exp.sizes=[3]", "--sample", "1", "--halves"]) == 0
     out = capsys.readouterr().out
     assert "6 windows against 12" in out
-    row = next(line for line in out.splitlines() if line.startswith("| seq-3-"))
+    row, halves = (line for line in out.splitlines() if line.startswith("| seq-3-"))
     events, events_long = (int(c.strip().replace(",", "")) for c in row.split("|")[3:5])
     assert 1.8 < events_long / events < 2.2
+    first, second = (int(c.strip().replace(",", "")) for c in halves.split("|")[3:5])
+    assert first + second == events_long and 0.4 < first / events_long < 0.6
+    sel = next(line for line in out.splitlines() if line.strip().startswith("seq-3-") and "selectivities" in line)
+    lo, med, hi = (float(sel.split(w)[1].split(",")[0]) for w in ("min ", "median ", "max "))
+    assert 0 <= lo <= med <= hi <= 1
 
 
 def test_model_density_predicts_more_partial_matches_at_a_higher_density(capsys):
@@ -58,3 +63,24 @@ def test_model_density_predicts_more_partial_matches_at_a_higher_density(capsys)
     over = [float(r[4].strip().rstrip("%")) for r in rows]
     assert median[1] > median[0] and over[1] >= over[0]
     assert 2.5 < int(rows[1][0].replace(",", "")) / int(rows[0][0].replace(",", "")) < 3.5
+
+
+def test_model_density_rebuilds_mcep_cells_exactly_and_predicts_more_at_a_higher_density(capsys):
+    """The MCEP part rebuilds sampled TRIVIAL cells of the committed mcep_fig10 as the run built them: the trivial
+    global plan's Cost^multi at factor 1 is the stored plan cost of every one; with the paper's density added, the
+    predicted live partial matches grow with the factor."""
+    assert cli_main(["bench", "model-density", "--exp", "mcep_fig10", "--sample", "8", "--factors", "1,2", "--paper"]) == 0
+    out = capsys.readouterr().out
+    assert "8 sampled cells rebuilt (Cost^multi at factor 1 equal to the stored plan cost in 8)" in out
+    rows = [line.split("|")[1:-1] for line in out.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    assert [r[1].strip() for r in rows][:2] == ["1", "2"] and float(rows[2][1]) > 100
+    median = [float(r[2]) for r in rows]
+    assert median[0] < median[1] < median[2]
+
+
+def test_model_density_rebuilds_motto_cells_from_their_na_plans(capsys):
+    assert cli_main(["bench", "model-density", "--exp", "motto_fig13", "--sample", "4", "--factors", "1,5"]) == 0
+    out = capsys.readouterr().out
+    assert "motto_fig13, NA: 4 sampled cells rebuilt (Cost^multi at factor 1 equal to the stored plan cost in 4)" in out
+    rows = [line.split("|")[1:-1] for line in out.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    assert float(rows[0][2]) < float(rows[1][2])

@@ -153,6 +153,16 @@ def test_config_errors_are_one_line(overrides, fragment, tmp_path, monkeypatch):
 PLANNING_ONLY = ["+exp=jqpg_fig7", "runner=serial", "exp.sizes=[3]", "exp.planners=[EFREQ,DP-LD]", "exp.patterns_per_size=1", "progress=false"]
 
 
+def test_report_false_stores_the_cells_without_drawing_the_report(tmp_path):
+    r = run_exp(*PLANNING_ONLY, "report=false", f"results_dir={tmp_path}")
+    assert r.returncode == 0, r.stderr
+    assert len(ResultStore(tmp_path / "jqpg_fig7").load()) > 0
+    assert not (tmp_path / "REPORT.md").exists() and "report section" not in r.stderr
+    r = run_exp(*PLANNING_ONLY, f"results_dir={tmp_path}")  # the same configuration: nothing to run, the report drawn
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "REPORT.md").exists() and "report section" in r.stderr
+
+
 def test_dataset_override_selects_the_data_and_metadata_records_it(tmp_path):
     r = run_exp(*PLANNING_ONLY, "dataset=traffic", f"results_dir={tmp_path}")
     assert r.returncode == 0, r.stderr

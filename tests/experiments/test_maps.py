@@ -115,6 +115,7 @@ def test_a_workloads_random_choices_do_not_depend_on_the_point():
     ([0.5, 0.52, 0.48], None, None, B_WINS),
     ([1.0, 1.0, 1.0], None, None, TIE),
     ([1.02, 0.99, 1.01, 0.98], None, None, TIE),
+    ([1.010, 1.012, 1.011, 1.013, 1.009], None, None, TIE),  # excludes 1, yet bounded below 1.25x: not a win
     ([0.5, 2.0, 0.7, 1.6], None, None, OPEN),
     ([], None, None, NO_DATA),
     ([3.0, 3.2, 2.9, 3.1, 2.8, 3.3], [True] * 6, [False] * 6, A_WINS),  # lower bounds above 1: the win stands
