@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "compare": "experiments.commands.compare",
     "map": "experiments.commands.map",
     "advise": "experiments.commands.advise",
+    "model-paper": "experiments.commands.model_paper",
 }
 
 EXIT_USAGE = 2

@@ -123,6 +123,14 @@ class MultiPlanned:
         }
 
 
+def trivial_cost(patterns, stats, kind: str, *, alpha: float = 0.0) -> float:
+    """Cost^multi of the trivial global plan of ``kind`` (``"order"`` or ``"tree"``) for ``patterns`` on
+    ``stats``: what :func:`plan_workload` reports as ``trivial_cost`` beside a plan of that kind."""
+    clauses = workload_clauses(patterns)
+    models = workload_models(clauses, stats, alpha=alpha)
+    return cost_multi(_trivial_global_plan(clauses, models, kind), models)
+
+
 def _trivial_global_plan(clauses, models, kind: str) -> GlobalPlan:
     """Each clause in its written order (its left-deep tree for an MPM), nothing shared."""
     from algorithms.registry import get_planner

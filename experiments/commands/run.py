@@ -161,9 +161,39 @@ def run_overrides(argv: list[str]) -> int:
         root = results_root(cfg)  # checked once, before the run: a file edited meanwhile does not stop its report
         if run_experiment(cfg, replace=flags.replace):
             code = EXIT_FAILED_CELLS
+        if cfg.get("model_paper", True):
+            _model_paper(root / cfg.exp.name, bool(cfg.get("progress", True)))
         if cfg.get("report", True):
             _report(root, cfg.exp.name)
     return code
+
+
+def _model_paper(out_dir, progress: bool) -> None:
+    """An MCEP or MOTTO run's plans re-made at the paper's density (:mod:`experiments.tools.model_paper`),
+    for the report's diagnoses; a kind without them has none, and an experiment without the paper's
+    events per window gets a line saying so."""
+    import os
+    import time
+
+    from tqdm import tqdm
+
+    from experiments.tools.model_paper import compute, multi_kind, paper_factor
+    from experiments.running.folders import MODEL_PAPER_FILE
+    from experiments.running.metadata import load_meta
+
+    meta = load_meta(out_dir)
+    if multi_kind(meta) is None:
+        return
+    try:
+        paper_factor(meta)
+    except ConfigError as e:
+        print(f"model-paper: not computed for {out_dir.name}: {e}", file=sys.stderr)
+        return
+    started = time.perf_counter()
+    out = compute(out_dir, jobs=os.cpu_count() or 1,
+                  progress=lambda it: tqdm(it, desc="model-paper", unit="cell", file=sys.stderr, disable=not progress))
+    print(f"{out_dir.name}: {out['cell_id'].nunique()} cells re-planned at the paper's density in {time.perf_counter() - started:.0f} s "
+          f"({out_dir / MODEL_PAPER_FILE})", file=sys.stderr)
 
 
 def _report(root, experiment: str) -> None:

@@ -19,8 +19,8 @@ The cause class:
 * **model** -- the model predicts it at neither: the paper's own cost model does not support the claim on
   these plans;
 * **regime or model** -- the model does not predict it at our density, and its prediction at the paper's
-  cannot be computed from the stored cells (:func:`unstored_workload`: MCEP's and MOTTO's cells hold neither
-  their workloads' patterns nor the statistics to re-plan them with);
+  was not computed (an MCEP or MOTTO folder without ``model_paper.parquet``, or a study whose plans it does
+  not re-make: :mod:`experiments.reporting.model_paper`);
 * **engine** -- the model predicts it and the work does not follow: our evaluator departs from the model;
 * **genuine** -- the model predicts it, the work follows, and the measurement (time, bytes) still does not
   show it: a non-reproduction of the measured claim;
@@ -89,16 +89,6 @@ def classify(f: Facts) -> tuple[str, str]:
     if f.work is None or f.work.verdict in (NOT_MEASURABLE, UNCHECKED):
         return ENGINE_OR_GENUINE, text
     return (GENUINE if predicts(f.work) else ENGINE), text
-
-
-def unstored_workload(patterns: str, statistics: str) -> str:
-    """Why the model's prediction at the paper's density is not computed for a multi-pattern experiment (MCEP,
-    MOTTO): a cell stores the parameters and seed its workload is drawn with, not the workload; the patterns
-    (``patterns``) and the statistics (``statistics``) are derived from the replayed stream, which the report
-    does not read (it reads result tables only); and a global plan is stored as its digest, so the stored
-    plans cannot be re-costed at another density either."""
-    return (f"not computed: the cells store neither the workload's {patterns} nor their {statistics} (both derived from "
-            "the replayed stream, which the report does not read), and the global plans only as digests")
 
 
 def not_modelled(why: str) -> Callable:

@@ -31,8 +31,10 @@ from experiments.reporting.core import (
     judge,
     log_ci,
 )
-from experiments.reporting.diagnosis import Facts, diagnosed, not_modelled, unstored_workload
+import experiments.reporting.model_paper as model_paper
+from experiments.reporting.diagnosis import Facts, diagnosed, not_modelled
 from experiments.reporting.mcep_paired import (
+    COST_GAIN_PAPER,
     LOCAL,
     UNIT,
     WORKLOAD,
@@ -184,7 +186,7 @@ def _datasets(df: pd.DataFrame) -> list[str]:
 def _section(inp: SectionInput, title: str, sweeps: list[str], claims_fn) -> Section:
     """One section of an MCEP figure: per dataset (the paper's stock and traffic panels) a plot per
     sweep and the figure's claims, prefixed with the dataset when there are several."""
-    df = inp.table
+    df = model_paper.with_model_paper(inp.table, inp.exp_dir)
     datasets = _datasets(df)
     figs, notes, claims = [], [], []
     for ds in datasets:
@@ -260,7 +262,15 @@ def _effort_notes(df: pd.DataFrame, ds: str) -> list[str]:
 
 # ---- claims: the rule set on paired effects per seed (experiments.reporting.mcep_paired) --------------
 THR, COST = "throughput_eps", "cost_gain"
-PAPER_DENSITY = unstored_workload("patterns (type order and predicate constants)", "statistics (rates and selectivities)")
+
+
+def model_facts(verdict_of, work: Verdict | None) -> Facts:
+    """A diagnosis's facts: ``verdict_of`` (the claim's structure) on the planned cost gain at our density
+    and, where the folder has its plans re-made there, at the paper's (:mod:`experiments.reporting.model_paper`)."""
+    paper = verdict_of(COST_GAIN_PAPER)
+    if paper.effect.n == 0:
+        return Facts(verdict_of(COST), None, work, paper_note=model_paper.NOT_COMPUTED)
+    return Facts(verdict_of(COST), paper, work, paper_note=model_paper.NOTE)
 
 
 def _rows(key: str, verdict_of, *, label: str | None = None, extra_of=None, work: bool = True, model: bool = True) -> list[Claim]:
@@ -271,7 +281,7 @@ def _rows(key: str, verdict_of, *, label: str | None = None, extra_of=None, work
     s = S[key]
     thr = verdict_of(THR)
     wk = verdict_of(WORK) if work else None
-    diag = (diagnosed(lambda: Facts(verdict_of(COST), None, wk, paper_note=PAPER_DENSITY)) if model
+    diag = (diagnosed(lambda: model_facts(verdict_of, wk)) if model
             else not_modelled("no cost model of this effect (the static plan's throughput against how often the stream changes)"))
     out = [Claim.of(s, thr, unit=UNIT, label=label, detail=extra_of(THR) if extra_of else "", diagnose=diag)]
     if work:

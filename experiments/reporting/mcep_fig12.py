@@ -31,6 +31,7 @@ import math
 import numpy as np
 import pandas as pd
 
+import experiments.reporting.model_paper as model_paper
 import experiments.reporting.panels as panels
 from experiments.reporting.core import UNCHECKED, Claim, Section, SectionInput, judge
 from experiments.reporting.mcep import (
@@ -214,7 +215,7 @@ def figure(df: pd.DataFrame, out_dir, name: str = "fig12") -> list:
 
 
 def fig12(inp: SectionInput) -> Section:
-    df = inp.table
+    df = model_paper.with_model_paper(inp.table, inp.exp_dir)
     figs = figure(df, inp.figure_dir)
     notes = []
     t_all = cell_table(df)

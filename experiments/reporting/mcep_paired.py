@@ -37,10 +37,15 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from experiments.reporting.model_paper import PLAN as PAPER_PLAN
+from experiments.reporting.model_paper import PLAN_COST as PAPER_PLAN_COST
+from experiments.reporting.model_paper import TRIVIAL_COST as PAPER_TRIVIAL_COST
 from experiments.reporting.rules import Interval, Observation, Verdict, paired_slope_interval, per_unit
 from experiments.reporting.rules import worst as rules_worst
 
 WORKLOAD = ["dataset", "x_name", "x_value", "seed"]
+#: the planned cost gain over the trivial plan at the paper's density (:mod:`experiments.reporting.model_paper`)
+COST_GAIN_PAPER = "cost_gain_paper"
 LOCAL = ("SA-EDGE", "TS-EDGE")
 WORK_CAP = "candidate combinations"  # the status text of a run stopped by the work cap
 
@@ -54,8 +59,10 @@ def cell_table(df: pd.DataFrame) -> pd.DataFrame:
     d["capped"] = d["status"].astype(str).str.startswith("capped")
     keys = WORKLOAD + ["algorithm"]
     metrics = d[~d["capped"]].pivot_table(index=keys, columns="metric", values="value", aggfunc="first")
-    meta = d.groupby(keys).agg(plan=("plan", "first"), capped=("capped", "any"), status=("status", "first"),
-                               params=("params", "first"))
+    agg = dict(plan=("plan", "first"), capped=("capped", "any"), status=("status", "first"), params=("params", "first"))
+    if PAPER_PLAN in d:
+        agg[PAPER_PLAN] = (PAPER_PLAN, "first")
+    meta = d.groupby(keys).agg(**agg)
     t = meta.join(metrics, how="left").reset_index()
     c = d[d["capped"] & d["metric"].isin(["events", "capped_elapsed_s"])]
     bound = c.pivot_table(index=keys, columns="metric", values="value", aggfunc="first") if len(c) else pd.DataFrame()
@@ -70,10 +77,13 @@ def cell_table(df: pd.DataFrame) -> pd.DataFrame:
         return float(json.loads(r["params"]).get("max_work") or math.nan)
 
     t["work_cap"] = t.apply(cap, axis=1) if len(t) else []
-    for m in ("throughput_eps", "work", "plan_cost", "trivial_cost"):
+    for m in ("throughput_eps", "work", "plan_cost", "trivial_cost", PAPER_PLAN_COST, PAPER_TRIVIAL_COST):
         if m not in t:
             t[m] = math.nan
+    if PAPER_PLAN not in t:
+        t[PAPER_PLAN] = None
     t["cost_gain"] = t["trivial_cost"] / t["plan_cost"]  # the planned cost gain over the trivial plan
+    t[COST_GAIN_PAPER] = t[PAPER_TRIVIAL_COST] / t[PAPER_PLAN_COST]  # the same at the paper's density (model_paper)
     return t
 
 
@@ -81,8 +91,12 @@ def _gm(values: Sequence[float]) -> float:
     return float(np.exp(np.mean(np.log(values))))
 
 
-def _plan_key(r: pd.Series, alg: str) -> tuple:
-    """What identifies a cell's global plan: digest, planned cost and work (else the method alone)."""
+def _plan_key(r: pd.Series, alg: str, metric: str = "") -> tuple:
+    """What identifies a cell's global plan: digest, planned cost and work (else the method alone); for
+    the cost gain at the paper's density, the plan re-made there (digest and cost)."""
+    if metric == COST_GAIN_PAPER:
+        paper = r.get(PAPER_PLAN)
+        return (paper, float(r[PAPER_PLAN_COST])) if isinstance(paper, str) and paper and math.isfinite(r[PAPER_PLAN_COST]) else (alg,)
     cost = r.get("plan_cost", math.nan)
     if isinstance(r["plan"], str) and r["plan"] and not r["capped"] and r["work"] >= 0 and math.isfinite(cost):
         return (r["plan"], float(cost), float(r["work"]))
@@ -105,11 +119,11 @@ def paired(t: pd.DataFrame, num: str | Sequence[str], den: str, metric: str = "t
         b = g.loc[den]
         groups: dict = {}
         for a in have:  # methods with one plan are one observation
-            groups.setdefault(_plan_key(g.loc[a], a), []).append(g.loc[a])
+            groups.setdefault(_plan_key(g.loc[a], a, metric), []).append(g.loc[a])
         shared = len(groups) < len(have)
         ratios, lower, upper = [], False, False
         for plan, rs in groups.items():
-            same = plan == _plan_key(b, den)
+            same = plan == _plan_key(b, den, metric)
             shared = shared or same
             if same:
                 ratios.append(1.0)
@@ -147,7 +161,7 @@ def values(t: pd.DataFrame, num: str | Sequence[str], column: str) -> pd.DataFra
     for key, g in t[t["algorithm"].isin(nums)].groupby(WORKLOAD, sort=True):
         groups: dict = {}
         for _, r in g.iterrows():
-            groups.setdefault(_plan_key(r, r["algorithm"]), []).append(r)
+            groups.setdefault(_plan_key(r, r["algorithm"], column), []).append(r)
         vals = [_gm(v) for v in ([r[column] for r in rs if not r["capped"] and r[column] > 0] for rs in groups.values()) if v]
         rows.append({**dict(zip(WORKLOAD, key)), "ratio": _gm(vals) if vals else math.nan, "lower": False, "upper": False,
                      "same_plan": len(groups) < len(g)})

@@ -33,7 +33,8 @@ from experiments.reporting.core import (
     judge,
     log_ci,
 )
-from experiments.reporting.diagnosis import Facts, diagnosed, not_modelled, unstored_workload
+import experiments.reporting.model_paper as model_paper
+from experiments.reporting.diagnosis import Facts, diagnosed, not_modelled
 from experiments.reporting.mcep import _fmt, gains
 from experiments.reporting.plotstyle import finish_axes, pyplot, save_figure, style
 from experiments.reporting.rules import (
@@ -57,8 +58,6 @@ UNIT = "seed (its workloads and stream; the swept values pooled)"
 OBJECTIVE = ("not modelled: the claim is on MOTTO's own objective (its planned gain or optimizer time), which is the model, "
              "not a measurement it predicts")
 NO_MODEL = "not modelled: no cost model of this measurement (Spark tasks on cores)"
-#: why MOTTO's Cost_tree^multi prediction at the paper's density is not computed (Table V's queries have no conditions)
-PAPER_DENSITY = unstored_workload("queries (Table V's types ordered by the stream's counts)", "arrival rates")
 
 
 def _row(key: str, verdict: Verdict, *, detail: str = "", label: str | None = None, sibling: str = "", diagnose=None) -> Claim:
@@ -67,10 +66,17 @@ def _row(key: str, verdict: Verdict, *, detail: str = "", label: str | None = No
                     diagnose=diagnose or not_modelled(OBJECTIVE))
 
 
-def _model_diagnosis(model: Verdict, work: Verdict | None):
-    """A throughput row's diagnosis from the planned cost (the same structure on NA's cost over the
-    method's: MOTTO's Cost_tree^multi prediction at our density) and the work."""
-    return diagnosed(lambda: Facts(model, None, work, paper_note=PAPER_DENSITY))
+def _model_diagnosis(model, work: Verdict | None):
+    """A throughput row's diagnosis from the planned cost and the work: ``model(metric)`` is the claim's
+    structure on NA's cost over the method's, judged on ``plan_cost`` (MOTTO's Cost_tree^multi prediction
+    at our density) and on the plans re-made at the paper's density where the folder has them
+    (:mod:`experiments.reporting.model_paper`)."""
+    def facts() -> Facts:
+        paper = model(model_paper.PLAN_COST)
+        if paper.effect.n == 0:
+            return Facts(model("plan_cost"), None, work, paper_note=model_paper.NOT_COMPUTED)
+        return Facts(model("plan_cost"), paper, work, paper_note=model_paper.NOTE)
+    return diagnosed(facts)
 
 METHODS = ["SH-MDT", "LCSE", "MST"]
 X_LABELS = {"r": "basic workload ratio r", "queries": "number of queries", "cores": "cores (Spark tasks)",
@@ -107,7 +113,7 @@ def _by_seed(df: pd.DataFrame, sweep: str, num: str, den: str | None = None, met
     if num not in v or (den is not None and den not in v):
         return {}
     r = v[num] if den is None else v[num] / v[den]
-    if den is not None:
+    if den is not None and metric != model_paper.PLAN_COST:  # re-made plans at the paper's density: their own costs decide
         pl = df[df["x_name"] == sweep].dropna(subset=["plan"]).pivot_table(index=["x_value", "seed"], columns="algorithm", values="plan", aggfunc="first")
         if num in pl and den in pl:
             same = (pl[num] == pl[den]).reindex(r.index, fill_value=False)
@@ -218,7 +224,7 @@ def _matches_claim(df: pd.DataFrame) -> Claim:
 
 
 def fig13(inp: SectionInput) -> Section:
-    df = inp.table
+    df = model_paper.with_model_paper(inp.table, inp.exp_dir)
     g = gains(df, "r", base="NA")
     cg = _cost_gains(df, "r")
     figs = _plot(g, "r", "MOTTO Fig. 13a (stock): throughput over NA", inp.figure_dir, "motto_fig13_throughput",
@@ -242,7 +248,7 @@ def fig13(inp: SectionInput) -> Section:
         # "falls as r decreases": the throughput over NA grows with r; its siblings on work and on the planned cost
         thr, wk, cost = _by_seed(df, "r", a, "NA"), _by_seed(df, "r", "NA", a, "work"), _by_seed(df, "r", "NA", a, "plan_cost")
         vw = _trend_verdict(key, wk, semilog=True)
-        diag = _model_diagnosis(_trend_verdict(key, cost, semilog=True), vw)
+        diag = _model_diagnosis(lambda m, a=a, key=key: _trend_verdict(key, _by_seed(df, "r", "NA", a, m), semilog=True), vw)
         claims.append(_row(key, _trend_verdict(key, thr, semilog=True), diagnose=diag,
                            detail=_trend_detail(thr, f"{a}/NA throughput ({per_unit})", True)))
         claims.append(_row(key, vw, sibling="work", diagnose=diag, detail=_trend_detail(wk, f"NA work / {a} work", True)))
@@ -254,14 +260,13 @@ def fig13(inp: SectionInput) -> Section:
             _by_seed(df, "r", "SH-MDT", o) if metric == "throughput_eps" else _by_seed(df, "r", o, "SH-MDT", metric))))
             for o in ("MST", "LCSE")}
         return all_of(list(parts.values())), ", ".join(f"over {o} {v.effect.text()} ({v.verdict})" for o, v in parts.items())
-    (vt, dt), (vw, dw), (vc, _) = beats("throughput_eps"), beats("work"), beats("plan_cost")
-    diag = _model_diagnosis(vc, vw)
+    (vt, dt), (vw, dw) = beats("throughput_eps"), beats("work")
+    diag = _model_diagnosis(lambda m: beats(m)[0], vw)
     claims.append(_row("motto_beats_mst_lcse", vt, diagnose=diag, detail="per seed over the r values, identical plans: ratio 1: " + dt))
     claims.append(_row("motto_beats_mst_lcse", vw, sibling="work", diagnose=diag, detail="their work over MOTTO's, per seed: " + dw))
-    (vt, dt), (vw, dw), (vc, _) = (_every(_by_seed(df, "r", "SH-MDT", "NA"), "motto_over_na"),
-                                   _every(_by_seed(df, "r", "NA", "SH-MDT", "work"), "motto_over_na"),
-                                   _every(_by_seed(df, "r", "NA", "SH-MDT", "plan_cost"), "motto_over_na"))
-    diag = _model_diagnosis(vc, vw)
+    (vt, dt), (vw, dw) = (_every(_by_seed(df, "r", "SH-MDT", "NA"), "motto_over_na"),
+                          _every(_by_seed(df, "r", "NA", "SH-MDT", "work"), "motto_over_na"))
+    diag = _model_diagnosis(lambda m: _every(_by_seed(df, "r", "NA", "SH-MDT", m), "motto_over_na")[0], vw)
     claims.append(_row("motto_over_na", vt, diagnose=diag, detail="SH-MDT/NA per seed, by r: " + dt))
     claims.append(_row("motto_over_na", vw, sibling="work", diagnose=diag, detail="NA/SH-MDT work per seed, by r: " + dw))
     claims.append(Claim.unjudged(S["stock_over_datacenter"], "not run: no data-center data is bundled (Fig. 13b)", UNCHECKED,
@@ -393,10 +398,10 @@ def _fig14a_throughput(df: pd.DataFrame, figure_dir) -> tuple[list, list[str], l
     for a in ("exact", "annealing"):
         if a in g:
             by = _by_seed(df, "queries", a, "NA")
-            diag = _model_diagnosis(_trend_verdict("improvement_scales", _by_seed(df, "queries", "NA", a, "plan_cost")), None)
+            diag = _model_diagnosis(lambda m, a=a: _trend_verdict("improvement_scales", _by_seed(df, "queries", "NA", a, m)), None)
             claims.append(_row("improvement_scales", _trend_verdict("improvement_scales", by), diagnose=diag,
                                label=S["improvement_scales"].claim.format(alg=a), detail=_trend_detail(by, f"{a}/NA throughput")))
-    diag = _model_diagnosis(judge(S["exact_better"], ratio_interval(_per_seed(_by_seed(df, "queries", "annealing", "exact", "plan_cost")))), None)
+    diag = _model_diagnosis(lambda m: judge(S["exact_better"], ratio_interval(_per_seed(_by_seed(df, "queries", "annealing", "exact", m)))), None)
     claims.append(_row("exact_better", judge(S["exact_better"], ratio_interval(_per_seed(_by_seed(df, "queries", "exact", "annealing")))),
                        diagnose=diag,
                        detail=f"exact / annealing throughput per seed (its query counts pooled); the same plan (on {same} of {n} workloads): ratio 1"))

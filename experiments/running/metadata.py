@@ -51,7 +51,7 @@ def untracked_code() -> list[str]:
 
 
 #: keys of a run's config that do not change what its cells are (how and where they run)
-NOT_CONFIGURATION = ("runner", "progress", "report", "results_dir", "reference")
+NOT_CONFIGURATION = ("runner", "progress", "report", "model_paper", "results_dir", "reference")
 
 
 def configuration(config: dict) -> dict:

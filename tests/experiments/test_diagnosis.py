@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from experiments.reporting import mcep, motto
+from experiments.reporting import model_paper
 from experiments.reporting.diagnosis import (
     ENGINE,
     ENGINE_OR_GENUINE,
@@ -47,7 +47,7 @@ def test_predicted_at_neither_density_is_model():
 
 
 def test_without_a_paper_density_fact_it_is_regime_or_model_and_says_why():
-    why = mcep.PAPER_DENSITY
+    why = model_paper.NOT_COMPUTED
     cause, text = classify(Facts(TIE, None, None, paper_note=why))
     assert cause == REGIME_OR_MODEL and why in text
 
@@ -61,7 +61,6 @@ def test_no_model_at_our_density_is_not_modelled():
     assert classify(Facts(None))[0] == NOT_MODELLED
 
 
-def test_the_multi_pattern_rows_name_what_a_re_plan_would_need():
-    """MCEP's and MOTTO's cells store no workload: the row says which of its parts are missing."""
-    assert "patterns" in mcep.PAPER_DENSITY and "statistics" in mcep.PAPER_DENSITY and "digests" in mcep.PAPER_DENSITY
-    assert "queries" in motto.PAPER_DENSITY and "arrival rates" in motto.PAPER_DENSITY
+def test_the_multi_pattern_rows_say_how_to_compute_the_papers_density():
+    """Without model_paper.parquet an MCEP or MOTTO row names the command that re-plans its workloads there."""
+    assert "model-paper" in model_paper.NOT_COMPUTED and "model_paper.parquet" in model_paper.NOTE

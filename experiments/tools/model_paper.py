@@ -1,0 +1,143 @@
+"""The multi-pattern plans at the paper's density: what MCEP's and MOTTO's own cost models predict there
+for the same workloads (issue [4 of 6], item 6(b); MCEP Section 3.3 and Appendix C, Cost^multi; MOTTO
+Section IV, Cost_tree^multi, costed the same way).
+
+A multi-pattern cell stores the parameters and seed its workload is drawn with, not the workload, and its
+global plans only as digests, so the report cannot re-plan them.  This step does it once per results
+folder, after the run: every cell of a static global plan (not MCEP's reshuffling study, MOTTO's solver or
+core studies) is rebuilt as the run built it -- the replayed stream, the seeded workload, the statistics
+estimated on the stream -- and each of its methods plans the workload again with every arrival rate
+scaled by the paper's events per window over the run's (the selectivities kept; the factor of
+``exp.scales``), with the same budget as in the run (the same evaluated neighbours; a time-limited
+search's recorded neighbours replayed).  The rows of :data:`MODEL_PAPER_FILE` hold, per cell and method,
+the plan's digest, its cost and the trivial plan's cost at that density, and whether the rebuilt trivial
+plan of the plan's kind costs at the run's density what the run stored (``rebuilt``: the workload and
+statistics are the run's).
+
+A search bounded by seconds only (MOTTO's exact Steiner search within ``budget_s``) depends on the
+machine at the paper's density as it did in the run; the rows say which methods those are (``timed``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from algorithms.multi.registry import trivial_cost
+from cep.errors import ConfigError
+from cep.statistics import Statistics
+from experiments.exps import kind_module
+from experiments.running.folders import MODEL_PAPER_FILE, MODEL_PAPER_PLAN, MODEL_PAPER_PLAN_COST, MODEL_PAPER_TRIVIAL_COST
+from experiments.running.settings import RENAMED_KINDS
+
+#: per multi-pattern kind, the x names whose cells are not a static global plan per method (their own studies)
+KINDS = {"mcep": ("reshuffle_every",), "motto": ("queries", "cores")}
+COLUMNS = ["cell_id", "algorithm", "factor", MODEL_PAPER_PLAN, MODEL_PAPER_PLAN_COST, MODEL_PAPER_TRIVIAL_COST, "rebuilt", "timed"]
+
+
+def paper_factor(meta: Mapping) -> float:
+    """The paper's events of a type per window over the run's (``exp.scales``, the run's ``scale.name``)."""
+    cfg = meta.get("config") or {}
+    scales = (cfg.get("exp") or {}).get("scales") or {}
+    name = (cfg.get("scale") or {}).get("name")
+    try:
+        ours, paper = float(scales[name]["events_per_window"]), float(scales["paper"]["events_per_window"])
+    except (KeyError, TypeError, ValueError):
+        raise ConfigError(f"metadata.json: exp.scales has no events_per_window at scale {name!r} and at 'paper'") from None
+    if not (ours > 0 and paper > 0):
+        raise ConfigError(f"metadata.json: events_per_window must be positive (scale {name!r}: {ours}, paper: {paper})")
+    return paper / ours
+
+
+def scaled(stats, factor: float):
+    """``stats`` (one :class:`Statistics` or one per pattern) with every rate times ``factor``."""
+    one = lambda s: Statistics({t: r * factor for t, r in s.rates.items()}, s.selectivities, s.source)  # noqa: E731
+    return [one(s) for s in stats] if isinstance(stats, (list, tuple)) else one(stats)
+
+
+def multi_kind(meta: Mapping) -> str | None:
+    """The multi-pattern kind of a results folder's run (``mcep`` or ``motto``), else None."""
+    kind = ((meta.get("config") or {}).get("exp") or {}).get("kind")
+    kind = RENAMED_KINDS.get(kind, kind)
+    return kind if kind in KINDS else None
+
+
+def cell_specs(root: Path, kind: str) -> list[dict]:
+    """The stored specifications (``cells.jsonl.gz``) of the folder's static global-plan cells."""
+    path = root / "cells.jsonl.gz"
+    if not path.exists():
+        raise ConfigError(f"{path}: missing (the run stores its cell specifications there)")
+    with gzip.open(path, "rt") as fh:
+        return [s for s in map(json.loads, fh) if s.get("x_name") not in KINDS[kind]]
+
+
+def cell_rows(spec: Mapping, kind: str, factor: float, stored: Mapping[str, Mapping]) -> list[dict]:
+    """One cell's rows (module docstring).  ``stored``: per method, the run's row ``params`` (a
+    time-limited search's recorded neighbours) and the trivial plan's stored cost (``trivial_cost``)."""
+    mod = kind_module(kind)
+    cell = mod.cell_kind(spec)
+    stream = cell.stream(spec)
+    patterns = cell.workload(spec, stream)
+    stats = cell.statistics(spec, stream, patterns)
+    dense = scaled(stats, factor)
+    rows = []
+    for alg in cell.algorithms(spec):
+        params = (stored.get(alg) or {}).get("params")
+        at = {**spec, "params": json.loads(params)} if params else spec
+        with np.errstate(over="ignore"):
+            p = cell.plan_one(at, patterns, dense, alg)
+        was = (stored.get(alg) or {}).get("trivial_cost")
+        own = trivial_cost(patterns, stats, p.plan.kind) if hasattr(p.plan, "kind") else None
+        rebuilt = bool(own is not None and was is not None and math.isclose(own, was, rel_tol=1e-9))
+        timed = kind == "motto" and alg in ("SH-MDT", "MST")
+        rows.append(dict(zip(COLUMNS, (spec["cell_id"], alg, factor, p.digest, p.metrics.get("plan_cost"),
+                                       p.metrics.get("trivial_cost"), rebuilt, timed))))
+    return rows
+
+
+def stored_rows(table: pd.DataFrame) -> dict[str, dict[str, dict]]:
+    """Per cell and method, the run's row ``params`` and ``trivial_cost`` (:func:`cell_rows`'s ``stored``)."""
+    out: dict[str, dict[str, dict]] = {}
+    cost = table[table["metric"] == "trivial_cost"].set_index(["cell_id", "algorithm"])["value"].to_dict()
+    for (cid, alg), params in table.groupby(["cell_id", "algorithm"])["params"].first().items():
+        out.setdefault(cid, {})[alg] = {"params": params, "trivial_cost": cost.get((cid, alg))}
+    return out
+
+
+def compute(root: Path, *, jobs: int = 1, progress: Callable | None = None, factor: float | None = None,
+            sample: int | None = None, seed: int = 0, write: bool = True) -> pd.DataFrame:
+    """The rows of :data:`MODEL_PAPER_FILE` for the results folder ``root`` (every static global-plan
+    cell, ``jobs`` processes), written there (``write``); ``progress`` wraps the iterable of cells (a
+    progress bar).  ``factor`` replaces the paper's (1: the run's own density, where every re-made plan is
+    the stored one) and ``sample`` takes that many cells at random (``seed``), both for checks: a folder's
+    file is always every cell at the paper's density."""
+    import random
+
+    from joblib import Parallel, delayed
+
+    meta_path, table_path = root / "metadata.json", root / "results.parquet"
+    if not meta_path.exists() or not table_path.exists():
+        raise ConfigError(f"{root}: no metadata.json and results.parquet of a run")
+    meta = json.loads(meta_path.read_text())
+    kind = multi_kind(meta)
+    if kind is None:
+        raise ConfigError(f"{root}: not an MCEP or MOTTO run (exp.kind {((meta.get('config') or {}).get('exp') or {}).get('kind')!r})")
+    factor = paper_factor(meta) if factor is None else float(factor)
+    stored = stored_rows(pd.read_parquet(table_path, columns=["cell_id", "algorithm", "metric", "value", "params"]))
+    specs = [s for s in cell_specs(root, kind) if s["cell_id"] in stored]
+    if sample is not None:
+        specs = random.Random(seed).sample(specs, min(sample, len(specs)))
+    wrap = progress or (lambda it: it)
+    parts = Parallel(n_jobs=jobs, return_as="generator")(delayed(cell_rows)(s, kind, factor, stored[s["cell_id"]]) for s in specs)
+    out = pd.DataFrame([r for part in wrap(parts) for r in part], columns=COLUMNS)
+    if write:
+        tmp = root / (MODEL_PAPER_FILE + ".tmp")
+        out.to_parquet(tmp, index=False)
+        tmp.replace(root / MODEL_PAPER_FILE)
+    return out

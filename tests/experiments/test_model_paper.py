@@ -1,0 +1,118 @@
+"""``model-paper`` (issue [4 of 6], 6(b)): a multi-pattern folder's workloads re-planned at the paper's density.
+
+At the run's own density the rebuild re-makes every stored plan exactly (digest and cost), so what it gives at
+the paper's density is the same workload's plan there; the report reads the file into each diagnosis, and
+says why where a folder has none."""
+
+from __future__ import annotations
+
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from experiments.tools.model_paper import compute, paper_factor
+from experiments.running.folders import MODEL_PAPER_FILE
+from experiments.running.metadata import load_meta
+
+RESULTS = Path(__file__).resolve().parents[2] / "results"
+
+
+def _stored(root: Path, metric: str) -> pd.DataFrame:
+    t = pd.read_parquet(root / "results.parquet")
+    return t[t["metric"] == metric].set_index(["cell_id", "algorithm"])[["value", "plan"]]
+
+
+@pytest.mark.parametrize("exp, sample", [("fig12", 5), ("mcep_fig10", 4), ("motto_fig13", 2)])
+def test_at_the_runs_own_density_every_stored_plan_is_remade_exactly(exp, sample):
+    root = RESULTS / exp
+    out = compute(root, factor=1.0, sample=sample, seed=1, write=False)
+    assert len(out) >= sample and out["rebuilt"].all()
+    fixed = out[~out["timed"]]  # a search bounded by seconds alone may end elsewhere on a busy machine
+    assert len(fixed) >= sample
+    j = fixed.join(_stored(root, "plan_cost"), on=["cell_id", "algorithm"])
+    assert (j["plan_paper"] == j["plan"]).all()
+    assert np.allclose(j["plan_cost_paper"], j["value"], rtol=1e-9)
+
+
+def test_at_the_papers_density_the_costs_are_the_same_workloads_at_higher_rates():
+    root = RESULTS / "mcep_fig10"
+    factor = paper_factor(load_meta(root))
+    assert factor == pytest.approx(8726 / 15)
+    out = compute(root, sample=3, seed=2, write=False)
+    assert (out["factor"] == factor).all() and out["rebuilt"].all()
+    j = out.join(_stored(root, "trivial_cost"), on=["cell_id", "algorithm"])
+    assert (j["trivial_cost_paper"] > 100 * j["value"]).all()  # every instance count grows with the rates
+    assert (out["plan_cost_paper"] <= out["trivial_cost_paper"] * (1 + 1e-9)).all()
+
+
+def _copy(exp: str, tmp_path: Path) -> Path:
+    dst = tmp_path / exp
+    dst.mkdir()
+    for name in ("results.parquet", "metadata.json"):
+        shutil.copy(RESULTS / exp / name, dst / name)
+    return dst
+
+
+def _planted(root: Path, na_over_method: float) -> None:
+    """A model_paper file where every method's plan at the paper's density costs NA's over ``na_over_method``."""
+    t = pd.read_parquet(root / "results.parquet")
+    keys = t[(t["metric"] == "plan_cost") & (t["x_name"] == "r")][["cell_id", "algorithm"]].drop_duplicates()
+    cost = np.where(keys["algorithm"] == "NA", 1e12 * na_over_method, 1e12)
+    pd.DataFrame({"cell_id": keys["cell_id"], "algorithm": keys["algorithm"], "factor": 82.0,
+                  "plan_paper": [f"p{i}" for i in range(len(keys))], "plan_cost_paper": cost,
+                  "trivial_cost_paper": 1e13 * na_over_method, "rebuilt": True, "timed": False}).to_parquet(root / MODEL_PAPER_FILE)
+
+
+def _claim(root: Path, key: str):
+    from experiments.reporting import build_section
+
+    section = build_section(root.parent, root.name)
+    (claim,) = [c for c in section.claims if c.key == key and not c.sibling]
+    return claim
+
+
+def test_the_diagnosis_reads_the_papers_density_and_says_why_when_it_is_missing(tmp_path):
+    from experiments.reporting.diagnosis import MODEL, REGIME, REGIME_OR_MODEL
+    from experiments.reporting.model_paper import NOT_COMPUTED
+
+    root = _copy("motto_fig13", tmp_path)
+    claim = _claim(root, "motto_over_na")
+    if claim.verdict == "holds":
+        pytest.skip("the stored claim holds: no diagnosis to read")
+    assert claim.cause == REGIME_OR_MODEL and NOT_COMPUTED in claim.diagnosis
+    _planted(root, 10.0)  # the model predicts a 10x gain there: the claim is the regime's
+    claim = _claim(root, "motto_over_na")
+    assert claim.cause == REGIME and "10.00x" in claim.diagnosis and NOT_COMPUTED not in claim.diagnosis
+    _planted(root, 1.0)  # no gain there either: the model's
+    claim = _claim(root, "motto_over_na")
+    assert claim.cause == MODEL
+
+
+def test_a_folder_that_is_not_multi_pattern_is_a_one_line_error(capsys):
+    from experiments.cli import main as cli_main
+
+    assert cli_main(["model-paper", "jqpg_fig3"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "not an MCEP or MOTTO run" in err[0]
+    assert not math.isnan(paper_factor(load_meta(RESULTS / "motto_fig13")))
+
+
+def test_a_run_stores_its_plans_at_the_papers_density_beside_its_cells(tmp_path):
+    """``run`` re-plans an MCEP or MOTTO run's cells when they are stored (``model_paper: true``, the default)."""
+    from experiments.cli import main as cli_main
+
+    args = ["run", "+exp=motto_fig13", "scale=quick", "runner=serial", "progress=false", "report=false", f"results_dir={tmp_path}",
+            "exp.scales.quick.seeds=[0]", "exp.scales.quick.repeats=1", "exp.scales.quick.windows=100",
+            "exp.scales.quick.base.queries=6", "exp.scales.quick.base.budget_s=1", "exp.scales.quick.values.r=[0.5]"]
+    assert cli_main(args) == 0
+    root = tmp_path / "motto_fig13"
+    out = pd.read_parquet(root / MODEL_PAPER_FILE)
+    stored = pd.read_parquet(root / "results.parquet")
+    assert set(zip(out["cell_id"], out["algorithm"])) == set(zip(stored["cell_id"], stored["algorithm"]))
+    assert out["rebuilt"].all() and (out["factor"] == 82.0).all()
+    assert cli_main([*args[:-5], "model_paper=false", *args[-5:]]) == 0  # the cells are stored: nothing runs, the file stays
+    assert pd.read_parquet(root / MODEL_PAPER_FILE).equals(out)
