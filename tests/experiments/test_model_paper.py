@@ -116,3 +116,21 @@ def test_a_run_stores_its_plans_at_the_papers_density_beside_its_cells(tmp_path)
     assert out["rebuilt"].all() and (out["factor"] == 82.0).all()
     assert cli_main([*args[:-5], "model_paper=false", *args[-5:]]) == 0  # the cells are stored: nothing runs, the file stays
     assert pd.read_parquet(root / MODEL_PAPER_FILE).equals(out)
+
+
+def test_verify_remakes_a_sampled_cells_plans_at_the_papers_density_and_catches_a_wrong_one(tmp_path):
+    from experiments.tools.model_paper import cell_rows, stored_rows
+    from experiments.tools.verify import sample_experiment, verify_model_paper
+
+    root = _copy("fig12", tmp_path)
+    shutil.copy(RESULTS / "fig12" / "cells.jsonl.gz", root / "cells.jsonl.gz")
+    (cell,) = sample_experiment(root, 1, seed=3, max_cell_s=5.0)
+    assert verify_model_paper(cell) == []  # no file: nothing to compare
+    rows = pd.DataFrame(cell_rows(cell.spec, "mcep", paper_factor(load_meta(root)), stored_rows(cell.committed)[cell.cell_id]))
+    rows.to_parquet(root / MODEL_PAPER_FILE)
+    diffs = verify_model_paper(cell)
+    assert len(diffs) == 3 * len(rows) and all(d.ok for d in diffs)
+    rows["plan_cost_paper"] *= 1.01
+    rows.to_parquet(root / MODEL_PAPER_FILE)
+    bad = [d for d in verify_model_paper(cell) if not d.ok]
+    assert [d.metric for d in bad] == ["model_paper:plan_cost_paper"] * len(rows)
