@@ -23,7 +23,7 @@ NOTE = "each method re-planned there, model_paper.parquet"
 #: why a multi-pattern claim has no prediction at the paper's density
 NOT_COMPUTED = ("not computed: these cells' plans were not re-made there (`python -m experiments model-paper <experiment>` "
                 "re-makes the static global plans of an MCEP or MOTTO run; not MCEP's reshuffling study nor MOTTO's "
-                "solver and core studies)")
+                "core study)")
 
 
 def with_model_paper(df: pd.DataFrame, exp_dir: Path) -> pd.DataFrame:

@@ -288,7 +288,7 @@ def _optimizer(df: pd.DataFrame, metric: str) -> dict:
 
 
 def fig14(inp: SectionInput) -> Section:
-    df = inp.table
+    df = model_paper.with_model_paper(inp.table, inp.exp_dir)
     figs, notes, claims = [], [], []
     # (a) number of queries, optimizer side
     gain = _optimizer(df, "planned_gain")

@@ -4,8 +4,8 @@ Section IV, Cost_tree^multi, costed the same way).
 
 A multi-pattern cell stores the parameters and seed its workload is drawn with, not the workload, and its
 global plans only as digests, so the report cannot re-plan them.  This step does it once per results
-folder, after the run: every cell of a static global plan (not MCEP's reshuffling study, MOTTO's solver or
-core studies) is rebuilt as the run built it -- the replayed stream, the seeded workload, the statistics
+folder, after the run: every cell of a static global plan (not MCEP's reshuffling study nor MOTTO's core
+study) is rebuilt as the run built it -- the replayed stream, the seeded workload, the statistics
 estimated on the stream -- and each of its methods plans the workload again with every arrival rate
 scaled by the paper's events per window over the run's (the selectivities kept; the factor of
 ``exp.scales``), with the same budget as in the run (the same evaluated neighbours; a time-limited
@@ -14,8 +14,9 @@ the plan's digest, its cost and the trivial plan's cost at that density, and whe
 plan of the plan's kind costs at the run's density what the run stored (``rebuilt``: the workload and
 statistics are the run's).
 
-A search bounded by seconds only (MOTTO's exact Steiner search within ``budget_s``) depends on the
-machine at the paper's density as it did in the run; the rows say which methods those are (``timed``).
+A search bounded by seconds only (MOTTO's exact Steiner search within ``budget_s``: SH-MDT, MST and Figure
+14a's ``exact``) depends on the machine at the paper's density as it did in the run; the rows say which
+methods those are (``timed``).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from experiments.running.folders import MODEL_PAPER_FILE, MODEL_PAPER_PLAN, MODE
 from experiments.running.settings import RENAMED_KINDS
 
 #: per multi-pattern kind, the x names whose cells are not a static global plan per method (their own studies)
-KINDS = {"mcep": ("reshuffle_every",), "motto": ("queries", "cores")}
+KINDS = {"mcep": ("reshuffle_every",), "motto": ("cores",)}
 COLUMNS = ["cell_id", "algorithm", "factor", MODEL_PAPER_PLAN, MODEL_PAPER_PLAN_COST, MODEL_PAPER_TRIVIAL_COST, "rebuilt", "timed"]
 
 
@@ -79,34 +80,47 @@ def cell_specs(root: Path, kind: str) -> list[dict]:
 
 def cell_rows(spec: Mapping, kind: str, factor: float, stored: Mapping[str, Mapping]) -> list[dict]:
     """One cell's rows (module docstring).  ``stored``: per method, the run's row ``params`` (a
-    time-limited search's recorded neighbours) and the trivial plan's stored cost (``trivial_cost``)."""
-    mod = kind_module(kind)
-    cell = mod.cell_kind(spec)
+    time-limited search's recorded neighbours), its ``plan_cost`` and the trivial plan's (``trivial_cost``)."""
+    cell = kind_module(kind).cell_kind(spec)
     stream = cell.stream(spec)
     patterns = cell.workload(spec, stream)
     stats = cell.statistics(spec, stream, patterns)
-    dense = scaled(stats, factor)
+    params = next((r["params"] for r in stored.values() if r.get("params")), None)
+    at = {**spec, "params": json.loads(params)} if params else spec
+    with np.errstate(over="ignore"):
+        planned = cell.plan(at, patterns, scaled(stats, factor))
     rows = []
-    for alg in cell.algorithms(spec):
-        params = (stored.get(alg) or {}).get("params")
-        at = {**spec, "params": json.loads(params)} if params else spec
-        with np.errstate(over="ignore"):
-            p = cell.plan_one(at, patterns, dense, alg)
-        was = (stored.get(alg) or {}).get("trivial_cost")
-        own = trivial_cost(patterns, stats, p.plan.kind) if hasattr(p.plan, "kind") else None
-        rebuilt = bool(own is not None and was is not None and math.isclose(own, was, rel_tol=1e-9))
-        timed = kind == "motto" and alg in ("SH-MDT", "MST")
+    for alg, p in planned.items():
         rows.append(dict(zip(COLUMNS, (spec["cell_id"], alg, factor, p.digest, p.metrics.get("plan_cost"),
-                                       p.metrics.get("trivial_cost"), rebuilt, timed))))
+                                       p.metrics.get("trivial_cost"), _rebuilt(cell, spec, patterns, stats, alg, p, stored),
+                                       kind == "motto" and alg in TIMED))))
     return rows
 
 
+#: MOTTO's methods whose plan comes from the exact Steiner search within ``budget_s`` seconds (Figure 13a's
+#: SH-MDT and MST; Figure 14a's ``exact``)
+TIMED = ("SH-MDT", "MST", "exact")
+
+
+def _rebuilt(cell, spec: Mapping, patterns, stats, alg: str, planned, stored: Mapping[str, Mapping]) -> bool:
+    """Whether the rebuilt workload and statistics are the run's: the trivial global plan of the plan's kind
+    costs what the run stored beside it; in a cell that stored no trivial cost (MOTTO's Figure 14a), NA's
+    plan re-made at the run's density costs what the run stored for it."""
+    was = (stored.get(alg) or {}).get("trivial_cost")
+    if was is not None and hasattr(planned.plan, "kind"):
+        own = trivial_cost(patterns, stats, planned.plan.kind)
+    else:
+        was = (stored.get("NA") or {}).get("plan_cost")
+        own = cell.plan_one(spec, patterns, stats, "NA").metrics.get("plan_cost") if was is not None else None
+    return bool(own is not None and was is not None and math.isclose(own, was, rel_tol=1e-9))
+
+
 def stored_rows(table: pd.DataFrame) -> dict[str, dict[str, dict]]:
-    """Per cell and method, the run's row ``params`` and ``trivial_cost`` (:func:`cell_rows`'s ``stored``)."""
+    """Per cell and method, the run's row ``params``, ``plan_cost`` and ``trivial_cost`` (:func:`cell_rows`'s ``stored``)."""
     out: dict[str, dict[str, dict]] = {}
-    cost = table[table["metric"] == "trivial_cost"].set_index(["cell_id", "algorithm"])["value"].to_dict()
+    costs = {m: table[table["metric"] == m].set_index(["cell_id", "algorithm"])["value"].to_dict() for m in ("plan_cost", "trivial_cost")}
     for (cid, alg), params in table.groupby(["cell_id", "algorithm"])["params"].first().items():
-        out.setdefault(cid, {})[alg] = {"params": params, "trivial_cost": cost.get((cid, alg))}
+        out.setdefault(cid, {})[alg] = {"params": params, **{m: c.get((cid, alg)) for m, c in costs.items()}}
     return out
 
 
