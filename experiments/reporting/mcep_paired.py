@@ -46,6 +46,9 @@ from experiments.reporting.rules import worst as rules_worst
 WORKLOAD = ["dataset", "x_name", "x_value", "seed"]
 #: the planned cost gain over the trivial plan at the paper's density (:mod:`experiments.reporting.model_paper`)
 COST_GAIN_PAPER = "cost_gain_paper"
+#: the columns an evaluation measures, which a run stopped at a cap leaves unknown or bounded; every other
+#: column (a planned cost or its gain) is the planner's, exact whether or not the evaluation was capped
+MEASURED_ON_THE_RUN = ("throughput_eps", "work")
 LOCAL = ("SA-EDGE", "TS-EDGE")
 WORK_CAP = "candidate combinations"  # the status text of a run stopped by the work cap
 
@@ -137,6 +140,11 @@ def paired(t: pd.DataFrame, num: str | Sequence[str], den: str, metric: str = "t
                 lower |= bool(b["capped"])
                 upper |= bool(rs[0]["capped"])
                 ratios.append(b_w / a_w)
+            elif metric not in MEASURED_ON_THE_RUN:  # a planned cost: exact whether or not the evaluation was capped
+                vals = [r[metric] for r in rs if r[metric] > 0]
+                if not vals or not b[metric] > 0:
+                    continue
+                ratios.append(_gm(vals) / b[metric])
             else:
                 vals = [r[metric] for r in rs if not r["capped"] and r[metric] > 0]
                 a_bound = not vals and metric == "throughput_eps"
@@ -162,7 +170,8 @@ def values(t: pd.DataFrame, num: str | Sequence[str], column: str) -> pd.DataFra
         groups: dict = {}
         for _, r in g.iterrows():
             groups.setdefault(_plan_key(r, r["algorithm"], column), []).append(r)
-        vals = [_gm(v) for v in ([r[column] for r in rs if not r["capped"] and r[column] > 0] for rs in groups.values()) if v]
+        exact = column not in MEASURED_ON_THE_RUN
+        vals = [_gm(v) for v in ([r[column] for r in rs if (exact or not r["capped"]) and r[column] > 0] for rs in groups.values()) if v]
         rows.append({**dict(zip(WORKLOAD, key)), "ratio": _gm(vals) if vals else math.nan, "lower": False, "upper": False,
                      "same_plan": len(groups) < len(g)})
     return pd.DataFrame(rows, columns=WORKLOAD + ["ratio", "lower", "upper", "same_plan"])
