@@ -19,7 +19,8 @@ DEFAULT_MAX_CELL_S = 5.0
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--exp", action="append", help="experiment folder name (repeatable; default: every one with results)")
+    p.add_argument("--exp", action="append",
+                   help="experiment folder name, or maps/<name> for a regime map (repeatable; default: every one with results)")
     p.add_argument("--sample", type=int, default=3, help="cells per experiment (default 3)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sample")
     p.add_argument("--max-cell-s", type=float, default=DEFAULT_MAX_CELL_S, metavar="S",
@@ -30,11 +31,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object per comparison shown, then a summary object")
 
 
+def stored_experiments(root) -> list[str]:
+    """The folders of ``root`` holding stored cells: each experiment's name, and each regime map's as
+    ``maps/<name>``."""
+    from experiments.running.store import ResultStore
+
+    def stored(folder) -> list:
+        if not folder.is_dir():
+            return []
+        return sorted(p for p in folder.iterdir() if (p / "results.parquet").exists() and ResultStore(p).has_cells())
+
+    return [p.name for p in stored(root)] + [f"maps/{p.name}" for p in stored(root / "maps")]
+
+
 def main(args: argparse.Namespace) -> int:
     from cep.errors import ConfigError
     from experiments.data.datasets import resolve_path
     from experiments.running.folders import REFERENCE_DIR
-    from experiments.running.store import ResultStore
     from tqdm import tqdm
 
     from experiments.tools.verify import (
@@ -52,7 +65,7 @@ def main(args: argparse.Namespace) -> int:
         raise ConfigError(f"--max-cell-s {args.max_cell_s}: a cell's stored run time cap is positive (seconds)")
     results_dir = results_dir_of(args)
     root = resolve_path(results_dir or REFERENCE_DIR)
-    available = sorted(p.name for p in root.iterdir() if (p / "results.parquet").exists() and ResultStore(p).has_cells()) if root.is_dir() else []
+    available = stored_experiments(root)
     names = args.exp or available
     if not names:
         raise ConfigError(f"{root}: no experiment results to verify")

@@ -90,7 +90,9 @@ def test_the_default_verify_of_the_committed_reference_takes_minutes_not_hours()
     assert args.max_cell_s is not None and args.max_cell_s <= 10
     root = Path(__file__).resolve().parents[2] / "results"
     total = 0.0
-    for name in sorted(d.name for d in root.iterdir() if (d / "cells.jsonl.gz").exists()):
+    names = command.stored_experiments(root)
+    assert any(n.startswith("maps/") for n in names)  # the regime maps are verified too
+    for name in names:
         cells, ids = _stored(name)
         picked = pick_cells(cells, ids, args.sample, args.seed, args.max_cell_s)
         seconds = [float(cells[i].get("_cell_s", 0.0)) for i in picked]
@@ -159,4 +161,12 @@ def test_verify_shows_a_progress_bar_on_a_terminal(monkeypatch, capsys):
     assert cli_main(["verify", "--exp", "jqpg_fig3", "--sample", "1"]) == 0
     bar = err.getvalue()
     assert "verify: 100%|" in bar and "s of stored cell time [" in bar and "jqpg_fig3, cell 1 of 1]" in bar, bar
+    assert "verified 1 cells of 1 experiment(s)" in capsys.readouterr().out
+
+
+def test_a_regime_maps_cells_are_verified_like_an_experiments(capsys):
+    """verify samples a map's stored cells (``--exp maps/<name>``): plans, costs and counts identical on a re-run."""
+    from experiments.cli import main as cli_main
+
+    assert cli_main(["verify", "--exp", "maps/dpld_vs_efreq", "--sample", "1"]) == 0
     assert "verified 1 cells of 1 experiment(s)" in capsys.readouterr().out
