@@ -47,6 +47,7 @@ from experiments.reporting.mcep import (
     _largest,
     _rows,
     _sweep,
+    model_paper_notes,
 )
 from experiments.reporting.mcep_paired import LOCAL, UNIT, cell_table, counts, interval, paired
 from experiments.reporting.plotstyle import (
@@ -226,6 +227,7 @@ def fig12(inp: SectionInput) -> Section:
                 pts = _points(t, alg, sweep)
                 notes.append(f"{ds}, {sweep}, {alg}: " + "; ".join(
                     f"{x:g}: {m:.2f}x{f' [{lo:.2f}, {hi:.2f}]' if hi > lo else ''}{' (a capped seed: bound)' if cap else ''}" for x, m, lo, hi, cap in pts))
+        notes += model_paper_notes(t, ds)
         w = df[(df["dataset"] == ds) & (df["metric"] == "plan_time_s") & (df["x_name"] == "workload_size")]
         if len(w):
             pt = w.groupby(["algorithm", "x_value"])["value"].median()

@@ -236,6 +236,9 @@ def fig13(inp: SectionInput) -> Section:
                   "NA work / work (x)")
     notes = [f"r, throughput over NA, {a}: {_fmt(g, a)}" for a in METHODS if a in g]
     notes += [f"r, planned cost gain over NA, {a}: {_fmt(cg, a)}" for a in METHODS if a in cg]
+    cp = _cost_gains(df, "r", model_paper.PLAN_COST)
+    notes += [f"r, planned cost gain over NA at the paper's density (model_paper.parquet; the complete matches, the same under "
+              f"every plan, outgrow what sharing saves: docs/dense.md), {a}: {_fmt(cp, a)}" for a in METHODS if a in cp]
     notes += [f"r, work gain over NA (join combinations the evaluator examined; deterministic), {a}: {_fmt(wg, a)}"
               for a in METHODS if a in wg]
     notes += _shared_notes(df, "r")
