@@ -463,14 +463,6 @@ def _distinct(TI, u, v, ev, kid, pool):
     return not _in_subset(pool, kid[v], ev[u])
 
 
-@nb.njit(cache=True)
-def _var_in_node(TI, node, v):
-    for i in range(TI[TI[F_NODE_VARS_PTR] + node], TI[TI[F_NODE_VARS_PTR] + node + 1]):
-        if TI[TI[F_NODE_VARS] + i] == v:
-            return True
-    return False
-
-
 # ---------------------------------------------------------------------------------------------------
 # negation (cep.semantics, "Negation")
 # ---------------------------------------------------------------------------------------------------

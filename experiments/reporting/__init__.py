@@ -118,8 +118,9 @@ HEADER = (
     "(`experiments/reporting/diagnosis.py`): *regime* (the model predicts the claim at the paper's density but not at ours), "
     "*model* (at neither; JQPG re-plans the stored patterns with the rates scaled to the paper's events per window, MCEP and "
     "MOTTO read each method's plan re-made there, `model_paper.parquet`), *engine* (it predicts it, the work does not follow), *genuine* (predicted, the work follows, the "
-    "measurement does not), *regime or model* (not predicted at ours; the prediction at the paper's density was not computed: "
-    "an MCEP or MOTTO study whose plans `model-paper` does not re-make), *engine or genuine* (predicted; no work stored), *not modelled* (no cost model of the claim's metric)."
+    "measurement does not), *regime or model* (not predicted at ours; the prediction at the paper's density was not computed: an "
+    "MCEP or MOTTO folder without its `model_paper.parquet`, or one that does not match the run, or a study whose plans "
+    "`model-paper` does not re-make), *engine or genuine* (predicted; no work stored), *not modelled* (no cost model of the claim's metric)."
 )
 
 
