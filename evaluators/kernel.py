@@ -1507,8 +1507,8 @@ def _lazy_events(TI, TF, codes, ts, key, pos, attrs, pa, pp, full_ts, n_total, c
                                     cc = TI[TI[F_NODE_COND] + o]
                                     if cc == hcond and hashed:
                                         continue
-                                    # _cond and _bind_var written out in this loop: calling them (inline="always") halved the
-                                    # partial matches per second of bench density (2026-12-07, same load, 5 runs each)
+                                    # _cond and _bind_var written out in this loop: calling them (inline="always") cut the
+                                    # partial matches per second of bench density to 0.37-0.67x (2026-12-07, load 3, 5 runs each)
                                     if TI[TI[F_COND_SIMPLE] + cc] == 1:  # x.a + k op y.b + k', inlined
                                         q = TI[F_COND_SV] + 4 * cc
                                         f = TI[G_COND_SF] + 2 * cc
