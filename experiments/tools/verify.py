@@ -109,14 +109,16 @@ def pick_cells(cells: dict[str, dict], ids: list[str], sample: int, seed: int, m
 
 @dataclass
 class Sampled:
-    """A stored cell picked for re-running: its specification (as re-run), its committed rows and the run
-    time stored with it (``_cell_s``: what the re-run is expected to take)."""
+    """A stored cell picked for re-running: its specification (as re-run), its committed rows, the run
+    time stored with it (``_cell_s``: what the re-run is expected to take) and, for a cell whose plans
+    were re-made at the paper's density, its stored planning time (about what re-making them again takes)."""
 
     exp_dir: Path
     cell_id: str
     spec: dict
     committed: pd.DataFrame
     stored_s: float
+    replan_s: float = 0.0
 
 
 def sample_experiment(exp_dir: Path, sample: int, seed: int, max_cell_s: float | None = None) -> list[Sampled]:
@@ -127,10 +129,14 @@ def sample_experiment(exp_dir: Path, sample: int, seed: int, max_cell_s: float |
     if table.empty or not cells:
         return []
     picked = pick_cells(cells, sorted(set(table["cell_id"]) & set(cells)), sample, seed, max_cell_s)
+    remade = set(pd.read_parquet(Path(exp_dir) / MODEL_PAPER_FILE, columns=["cell_id"])["cell_id"]) \
+        if (Path(exp_dir) / MODEL_PAPER_FILE).exists() else set()
     out = []
     for cid in picked:
         committed = table[table["cell_id"] == cid]
-        out.append(Sampled(Path(exp_dir), cid, replay_spec(cells[cid], committed), committed, float(cells[cid].get("_cell_s", 0.0))))
+        replan = float(committed.loc[committed["metric"] == "plan_time_s", "value"].sum()) if cid in remade else 0.0
+        out.append(Sampled(Path(exp_dir), cid, replay_spec(cells[cid], committed), committed, float(cells[cid].get("_cell_s", 0.0)),
+                           replan))
     return out
 
 
