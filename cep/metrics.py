@@ -49,6 +49,9 @@ _ALL = (
     _m("plan_time_s", False, "s", "planning time",
        label="Plan generation time"),
     _m("trivial_cost", True, "cost", "cost of the trivial global plan (written orders, nothing shared)"),
+    _m("plan_cost_paper", True, "cost", "the plan a method makes with the rates at the paper's events per window, costed there "
+       "(model_paper.parquet beside an MCEP or MOTTO run; experiments/tools/model_paper.py)"),
+    _m("trivial_cost_paper", True, "cost", "the trivial global plan's cost at the paper's events per window (model_paper.parquet)"),
     _m("neighbours_per_s", False, "1/s", "neighbours a local search evaluated per second"),
     _m("neighbours_evaluated", True, "neighbours",
        "neighbours the plan's search evaluated (algorithms/effort.py: one per neighbour whose cost was computed); "

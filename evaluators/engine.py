@@ -18,7 +18,7 @@ Metrics (JQPG Section 6.2):
   * ``elapsed_s``: detection time, from the columns to the last reported match (discarding the
     events of other types included); ``work``: the candidate combinations the joins examined;
     ``partial_matches_created``: every partial match the run created, live, expired or purged
-    (:meth:`evaluators.runtime.Runtime.partial_matches_created`);
+    (the kernel's ``C_CREATED`` counter, :mod:`evaluators.kernel`);
   * ``throughput_eps``: ``events / elapsed_s``, over the whole stream;
   * ``peak_partial_matches``: the largest number of live partial matches (instances of two or more
     events, and Kleene subsets) after any event; ``peak_buffered_events``: the same for the events

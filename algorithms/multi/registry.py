@@ -127,7 +127,10 @@ def trivial_cost(patterns, stats, kind: str, *, alpha: float = 0.0) -> float:
     """Cost^multi of the trivial global plan of ``kind`` (``"order"`` or ``"tree"``) for ``patterns`` on
     ``stats``: what :func:`plan_workload` reports as ``trivial_cost`` beside a plan of that kind."""
     clauses = workload_clauses(patterns)
-    models = workload_models(clauses, stats, alpha=alpha)
+    return _trivial_cost(clauses, workload_models(clauses, stats, alpha=alpha), kind)
+
+
+def _trivial_cost(clauses, models, kind: str) -> float:
     return cost_multi(_trivial_global_plan(clauses, models, kind), models)
 
 
@@ -205,7 +208,7 @@ def plan_workload(patterns, name: str, stats, *, time_limit: float = 5.0, seed: 
         search, edges, initial = None, 0, None
     plan_time = time.perf_counter() - t0
     cost = cost_multi(g, models)
-    trivial = cost_multi(_trivial_global_plan(clauses, models, g.kind), models)
+    trivial = _trivial_cost(clauses, models, g.kind)
     return MultiPlanned(name, g, cost, trivial, cost if initial is None else initial, plan_time, search, edges, motto)
 
 

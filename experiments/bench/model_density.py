@@ -51,7 +51,11 @@ def main(args: argparse.Namespace) -> int:
 
     root = resolve_path(args.results_dir or REFERENCE_DIR) / args.exp
     if not (root / "results.parquet").exists() or not (root / "metadata.json").exists():
-        raise ConfigError(f"{root}: no results.parquet and metadata.json of a JQPG run")
+        raise ConfigError(f"{root}: no results.parquet and metadata.json of a run")
+    if args.sample < 1:
+        raise ConfigError(f"--sample {args.sample}: at least 1 cell")
+    if not args.cap > 0:
+        raise ConfigError(f"--cap {args.cap}: a positive number of partial matches")
     try:
         factors = [float(x) for x in args.factors.split(",") if x.strip()]
     except ValueError:
@@ -124,9 +128,9 @@ def _multi(args: argparse.Namespace, root, meta: dict, table, factors: list[floa
 
     from algorithms.multi.costs import cost_multi, workload_models
     from cep.errors import ConfigError
-    from cep.statistics import Statistics
     from experiments.exps import kind_module
-    from experiments.reporting.regime import stored_scale
+    from experiments.running.paper_density import paper_factor
+    from experiments.tools.model_paper import scaled
 
     baseline, other_studies = MULTI_BASELINES[kind_name]
     with gzip.open(root / "cells.jsonl.gz", "rt") as fh:
@@ -135,10 +139,10 @@ def _multi(args: argparse.Namespace, root, meta: dict, table, factors: list[floa
     if not specs:
         raise ConfigError(f"{root}: no stored {baseline} cell specification (cells.jsonl.gz)")
     picked = random.Random(args.seed).sample(specs, min(args.sample, len(specs)))
-    scales = meta["config"]["exp"]["scales"]
-    density = float(scales[stored_scale(meta)]["events_per_window"])
+    factor = paper_factor(meta, root / "metadata.json")
+    density = float(meta["config"]["exp"]["scales"]["paper"]["events_per_window"]) / factor
     if args.paper:
-        factors.append(float(scales["paper"]["events_per_window"]) / density)
+        factors.append(factor)
     mod = kind_module(kind_name)
     peak = table[(table["algorithm"] == baseline) & (table["metric"] == "peak_partial_matches")].set_index("cell_id")
     stored_cost = table[(table["algorithm"] == baseline) & (table["metric"] == "plan_cost")].set_index("cell_id")["value"]
@@ -152,10 +156,6 @@ def _multi(args: argparse.Namespace, root, meta: dict, table, factors: list[floa
         plans.append((spec["cell_id"], g, stats))
         c1 = cost_multi(g, workload_models(g, stats))
         same += bool(np.isclose(c1, stored_cost.get(spec["cell_id"], np.nan), rtol=1e-9))
-
-    def scaled(st, f: float):
-        one = lambda s: Statistics({t: r * f for t, r in s.rates.items()}, s.selectivities, s.source)  # noqa: E731
-        return [one(s) for s in st] if isinstance(st, (list, tuple)) else one(st)
 
     def costs(f: float) -> pd.Series:
         with np.errstate(over="ignore"):

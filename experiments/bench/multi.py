@@ -25,7 +25,7 @@ Three parts (``--part detect|dense|search|all``):
   on the same columns with the same partial-match cap: events/s until the end of the stream or the
   cap (the cap is on live partial matches, which both engines count alike, so a capped run stops at
   the same event in both), and the speed-up.
-* **search** -- steps per second of every local search on a workload of ``--patterns`` patterns of
+* **search** -- neighbours evaluated per second by every local search on a workload of ``--patterns`` patterns of
   average size 5 (:mod:`experiments.workloads.mcep`) over 40 types whose rates span 45x, with a
   ``--time-limit`` each.
 
@@ -48,7 +48,7 @@ from experiments.tools.tables import fmt, print_rows, text_table
 # What the benchmark runs is imported inside its functions, not here: python -m experiments imports every
 # benchmark module to build the parser of bench, and a benchmark pays only for the imports of its own work.
 
-HELP = "multi-pattern detection (events/s per global plan) and local-search steps per second"
+HELP = "multi-pattern detection (events/s per global plan) and local-search neighbours evaluated per second"
 
 OPENCEP_MULTI_RANGE = (2_300.0, 12_000.0)  # issue [3 of 6]: OpenCEP's best multi-pattern mode on such workloads
 

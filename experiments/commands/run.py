@@ -161,39 +161,48 @@ def run_overrides(argv: list[str]) -> int:
         root = results_root(cfg)  # checked once, before the run: a file edited meanwhile does not stop its report
         if run_experiment(cfg, replace=flags.replace):
             code = EXIT_FAILED_CELLS
-        if cfg.get("model_paper", True):
-            _model_paper(root / cfg.exp.name, bool(cfg.get("progress", True)))
-        if cfg.get("report", True):
+        if cfg.model_paper and not _model_paper(cfg, root / cfg.exp.name):
+            code = EXIT_FAILED_CELLS
+        if cfg.report:
             _report(root, cfg.exp.name)
     return code
 
 
-def _model_paper(out_dir, progress: bool) -> None:
+def _model_paper(cfg, out_dir) -> bool:
     """An MCEP or MOTTO run's plans re-made at the paper's density (:mod:`experiments.tools.model_paper`),
-    for the report's diagnoses; a kind without them has none, and an experiment without the paper's
-    events per window gets a line saying so."""
+    for the report's diagnoses, in as many processes as the runner uses here; a kind without them, or a
+    run that stored no cells, has none.  A failure is one line on stderr and False: the report is still
+    drawn (without the diagnoses at the paper's density)."""
     import os
     import time
 
     from tqdm import tqdm
 
-    from experiments.tools.model_paper import compute, multi_kind, paper_factor
-    from experiments.running.folders import MODEL_PAPER_FILE
     from experiments.running.metadata import load_meta
+    from experiments.running.paper_density import FILE as MODEL_PAPER_FILE
+    from experiments.running.paper_density import paper_factor
+    from experiments.tools.model_paper import compute, multi_kind
 
     meta = load_meta(out_dir)
-    if multi_kind(meta) is None:
-        return
+    if multi_kind(meta) is None or not (out_dir / "results.parquet").exists():
+        return True
     try:
-        paper_factor(meta)
-    except ConfigError as e:
-        print(f"model-paper: not computed for {out_dir.name}: {e}", file=sys.stderr)
-        return
+        paper_factor(meta, out_dir / "metadata.json")
+    except ConfigError as e:  # an experiment of one's own without the paper's events per window: nothing to scale to
+        print(f"model-paper: {out_dir.name}: not computed: {e}", file=sys.stderr)
+        return True
+    runner = cfg.get("runner") or {}
+    jobs = {"serial": 1, "joblib": int(runner.get("n_jobs") or 1)}.get(runner.get("name"), os.cpu_count() or 1)
     started = time.perf_counter()
-    out = compute(out_dir, jobs=os.cpu_count() or 1,
-                  progress=lambda it: tqdm(it, desc="model-paper", unit="cell", file=sys.stderr, disable=not progress))
+    try:
+        out = compute(out_dir, jobs=max(1, jobs), progress=lambda it: tqdm(it, desc="model-paper", unit="cell", file=sys.stderr,
+                                                                         disable=not cfg.progress))
+    except Exception as e:  # noqa: BLE001 - the run's cells are stored; the report is drawn without this step
+        print(f"model-paper: {out_dir.name}: not computed: {type(e).__name__}: {e}", file=sys.stderr)
+        return False
     print(f"{out_dir.name}: {out['cell_id'].nunique()} cells re-planned at the paper's density in {time.perf_counter() - started:.0f} s "
           f"({out_dir / MODEL_PAPER_FILE})", file=sys.stderr)
+    return True
 
 
 def _report(root, experiment: str) -> None:

@@ -9,7 +9,7 @@ SA-VERTEX4, TS-VERTEX4, SA-VERTEX8, TS-VERTEX8, SA-EDGE-PREFIX, TS-EDGE-PREFIX),
 orders, nothing shared) or any single-pattern planner (each pattern planned alone, nothing shared).
 ``plan`` prints the global plan -- its shared nodes (size two or more, with the patterns sharing
 each) and each pattern's plan --, its cost (Cost_tree^multi for an MPM, Cost_ord^multi for an MPT),
-the cost of the trivial global plan of the same kind, and the search's steps per second.
+the cost of the trivial global plan of the same kind, and the neighbours its search evaluated per second.
 ``detect`` plans on statistics from ``--stats`` or estimated from the events (one selectivity table
 per pattern), then runs the workload on the multi-pattern evaluator in one pass; ``--json`` prints
 ``matches_by_pattern`` (file order), ``matches``, ``events``, ``throughput_eps`` (events over the

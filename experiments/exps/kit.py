@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 
 from omegaconf import DictConfig
 
+from algorithms.effort import check_budget
 from algorithms.multi.registry import method_kind
 from cep.errors import ConfigError
 from evaluators.multi import evaluate_workload
@@ -95,6 +96,15 @@ def evaluation_caps(settings: Mapping) -> dict:
         return None if v is None else int(v)
 
     return {"max_partial_matches": cap("max_partial_matches"), "max_work": cap("max_work")}
+
+
+def neighbours_param(params: Mapping, what: str) -> int | None:
+    """A cell's search budget in evaluated neighbours (``search_neighbours``; None: none).  A cell stored
+    before the budget was renamed (``search_steps``) cannot be re-run as it ran: a one-line ConfigError."""
+    if "search_steps" in params and "search_neighbours" not in params:
+        raise ConfigError(f"{what}: the cell was stored with search_steps, the budget's name before it became "
+                          "search_neighbours (evaluated neighbours); re-run the experiment to re-run its cells")
+    return check_budget(params.get("search_neighbours"), what)
 
 
 def plan_digest(gplan, *, shared_nodes: bool = False) -> str:

@@ -33,7 +33,7 @@ from experiments.data.statistics import StreamColumns, estimate_workload_statist
 from experiments.data.streams import experiment_stream
 import experiments.exps.hamlet as hamlet
 from experiments.exps.jqpg import plan_step
-from experiments.exps.kit import evaluate_in_turns, evaluation_caps, plan_digest
+from experiments.exps.kit import evaluate_in_turns, evaluation_caps, neighbours_param, plan_digest
 from experiments.running import cells
 from experiments.workloads.hamlet import experiment_workload as trend_workload
 from experiments.workloads.jqpg import calibrate_selectivities, make_pattern
@@ -110,8 +110,9 @@ class WorkloadCell(cells.CellKind):
         return list(spec["methods"])
 
     def plan_one(self, spec: Mapping, patterns, stats, algorithm: str) -> cells.Planned:
-        own = is_builtin(algorithm) or algorithm in multi_planner_names()  # a step budget is the built-in searches' own
-        budget = {"time_limit": 3600.0, "max_neighbours": int(spec["params"]["search_neighbours"])} if own else {"time_limit": 5.0}
+        own = is_builtin(algorithm) or algorithm in multi_planner_names()  # a budget in neighbours is the built-in searches' own
+        neighbours = neighbours_param(spec["params"], "search_neighbours of the map's cells")
+        budget = {"time_limit": 3600.0, "max_neighbours": neighbours} if own and neighbours is not None else {"time_limit": 5.0}
         r = plan_workload(patterns, algorithm, stats, seed=int(spec["seed"]), **budget)
         return cells.Planned(r.plan, plan_digest(r.plan), {"plan_cost": r.cost, "trivial_cost": r.trivial_cost,
                                                            "plan_time_s": r.plan_time_s, "mpg_density": measured_density(patterns)})

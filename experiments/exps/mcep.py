@@ -62,7 +62,6 @@ from typing import Mapping
 
 from omegaconf import DictConfig, OmegaConf
 
-from algorithms.effort import check_budget
 from algorithms.multi import plan_workload
 from algorithms.multi.registry import multi_planner_names
 from algorithms.registry import is_builtin
@@ -75,6 +74,7 @@ from experiments.exps.kit import (
     evaluate_in_turns,
     evaluation_caps,
     extra_planners,
+    neighbours_param,
     plan_digest,
     replayed_pool_stream,
 )
@@ -151,9 +151,9 @@ def _budget(spec: Mapping) -> dict:
     replay = p.get("search_replay_neighbours")
     if replay is not None:
         return {"time_limit": 3600.0, "replay_neighbours": [int(x) for x in replay]}
-    neighbours = p.get("search_neighbours")
+    neighbours = neighbours_param(p, f"search_neighbours of {spec['x_name']}")
     if neighbours is not None and spec["x_name"] != "search_time":
-        return {"time_limit": 3600.0, "max_neighbours": check_budget(neighbours, f"search_neighbours of {spec['x_name']}")}
+        return {"time_limit": 3600.0, "max_neighbours": neighbours}
     return {"time_limit": float(p["search_time"])}
 
 

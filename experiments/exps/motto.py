@@ -93,7 +93,6 @@ from omegaconf import DictConfig
 import experiments.exps.kit as kit
 from algorithms.multi import plan_workload, sh_mdt
 from algorithms.multi.costs import cost_multi, workload_models
-from algorithms.effort import check_budget
 from cep.errors import ConfigError
 from cep.global_plans import workload_clauses
 from evaluators.multi import evaluate_workload
@@ -195,7 +194,7 @@ def run(cfg: DictConfig, out_dir: Path) -> int:
 def search_neighbours(params: Mapping) -> int | None:
     """The annealing's budget in evaluated neighbours (``search_neighbours``; None: MOTTO's default,
     :data:`algorithms.multi.sh_mdt.MOTTO_SA_NEIGHBOURS`, within the time budget)."""
-    return check_budget(params.get("search_neighbours"), "search_neighbours of the motto experiment")
+    return kit.neighbours_param(params, "search_neighbours of the motto experiment")
 
 
 def solver_plans(patterns, stats, *, budget_s: float, seed: int, neighbours: int | None = None) -> dict:

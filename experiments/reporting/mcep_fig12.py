@@ -216,9 +216,8 @@ def figure(df: pd.DataFrame, out_dir, name: str = "fig12") -> list:
 
 
 def fig12(inp: SectionInput) -> Section:
-    df = model_paper.with_model_paper(inp.table, inp.exp_dir)
+    df, notes = model_paper.with_model_paper(inp)
     figs = figure(df, inp.figure_dir)
-    notes = []
     t_all = cell_table(df)
     for ds in sorted(t_all["dataset"].unique()):
         t = t_all[t_all["dataset"] == ds]

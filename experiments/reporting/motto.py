@@ -172,7 +172,8 @@ def _trend_detail(by_x: dict, what: str, semilog: bool = False) -> str:
 
 def _cost_gains(df: pd.DataFrame, sweep: str, metric: str = "plan_cost") -> dict:
     """{method: {x: [NA's ``metric`` over the method's]}}: the planned cost (our Cost_tree^multi of
-    each MPM) or the evaluator's deterministic ``work`` (join combinations examined)."""
+    each MPM; ``plan_cost_paper``: of the plan re-made at the paper's density) or the evaluator's
+    deterministic ``work`` (join combinations examined)."""
     d = df[(df["x_name"] == sweep) & (df["metric"] == metric) & (df["status"] == "ok")]
     t = d.pivot_table(index=["x_value", "seed"], columns="algorithm", values="value", aggfunc="first")
     out: dict = {}
@@ -224,7 +225,7 @@ def _matches_claim(df: pd.DataFrame) -> Claim:
 
 
 def fig13(inp: SectionInput) -> Section:
-    df = model_paper.with_model_paper(inp.table, inp.exp_dir)
+    df, paper_notes = model_paper.with_model_paper(inp)
     g = gains(df, "r", base="NA")
     cg = _cost_gains(df, "r")
     figs = _plot(g, "r", "MOTTO Fig. 13a (stock): throughput over NA", inp.figure_dir, "motto_fig13_throughput",
@@ -234,11 +235,10 @@ def fig13(inp: SectionInput) -> Section:
     wg = _cost_gains(df, "r", "work")
     figs += _plot(wg, "r", "MOTTO Fig. 13a (stock): evaluator work of NA over the method's", inp.figure_dir, "motto_fig13_work",
                   "NA work / work (x)")
-    notes = [f"r, throughput over NA, {a}: {_fmt(g, a)}" for a in METHODS if a in g]
+    notes = paper_notes + [f"r, throughput over NA, {a}: {_fmt(g, a)}" for a in METHODS if a in g]
     notes += [f"r, planned cost gain over NA, {a}: {_fmt(cg, a)}" for a in METHODS if a in cg]
     cp = _cost_gains(df, "r", model_paper.PLAN_COST)
-    notes += [f"r, planned cost gain over NA at the paper's density (model_paper.parquet; the complete matches, the same under "
-              f"every plan, outgrow what sharing saves: docs/dense.md), {a}: {_fmt(cp, a)}" for a in METHODS if a in cp]
+    notes += [f"r, planned cost gain over NA at the paper's density (model_paper.parquet), {a}: {_fmt(cp, a)}" for a in METHODS if a in cp]
     notes += [f"r, work gain over NA (join combinations the evaluator examined; deterministic), {a}: {_fmt(wg, a)}"
               for a in METHODS if a in wg]
     notes += _shared_notes(df, "r")
@@ -291,8 +291,8 @@ def _optimizer(df: pd.DataFrame, metric: str) -> dict:
 
 
 def fig14(inp: SectionInput) -> Section:
-    df = model_paper.with_model_paper(inp.table, inp.exp_dir)
-    figs, notes, claims = [], [], []
+    df, notes = model_paper.with_model_paper(inp)
+    figs, claims = [], []
     # (a) number of queries, optimizer side
     gain = _optimizer(df, "planned_gain")
     secs = _optimizer(df, "optimizer_s")

@@ -62,4 +62,7 @@ def compose_config(overrides: list[str], select: str = "exp"):
     seed = cfg.get("seed")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ConfigError(f"seed={seed!r}: a seed is a whole number at least 0")
+    for key in ("progress", "report", "model_paper"):
+        if key in cfg and not isinstance(cfg.get(key), bool):
+            raise ConfigError(f"{key}={cfg.get(key)!r}: true or false")
     return cfg

@@ -20,10 +20,7 @@ from experiments.running.store import ResultStore
 REFERENCE_DIR = "results"
 #: where a user's runs go by default (ignored by git)
 RUNS_DIR = "runs"
-#: a multi-pattern results folder's plans re-made at the paper's density (experiments/tools/model_paper.py)
-MODEL_PAPER_FILE = "model_paper.parquet"
-#: its cost columns (per cell and method: the re-made plan's cost and the trivial plan's there) and the re-made plan's digest
-MODEL_PAPER_PLAN_COST, MODEL_PAPER_TRIVIAL_COST, MODEL_PAPER_PLAN = "plan_cost_paper", "trivial_cost_paper", "plan_paper"
+
 
 
 def results_root(cfg: DictConfig) -> Path:

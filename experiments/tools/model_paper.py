@@ -4,12 +4,12 @@ Section IV, Cost_tree^multi, costed the same way).
 
 A multi-pattern cell stores the parameters and seed its workload is drawn with, not the workload, and its
 global plans only as digests, so the report cannot re-plan them.  This step does it once per results
-folder, after the run: every cell of a static global plan (not MCEP's reshuffling study nor MOTTO's core
-study) is rebuilt as the run built it -- the replayed stream, the seeded workload, the statistics
+folder, after the run: every cell of a static global plan on time windows (:data:`EXCLUDED_SWEEPS` says which
+are not) is rebuilt as the run built it -- the replayed stream, the seeded workload, the statistics
 estimated on the stream -- and each of its methods plans the workload again with every arrival rate
 scaled by the paper's events per window over the run's (the selectivities kept; the factor of
 ``exp.scales``), with the same budget as in the run (the same evaluated neighbours; a time-limited
-search's recorded neighbours replayed).  The rows of :data:`MODEL_PAPER_FILE` hold, per cell and method,
+search's recorded neighbours replayed).  The rows of :data:`FILE` hold, per cell and method,
 the plan's digest, its cost and the trivial plan's cost at that density, and whether the rebuilt trivial
 plan of the plan's kind costs at the run's density what the run stored (``rebuilt``: the workload and
 statistics are the run's).
@@ -34,27 +34,8 @@ from algorithms.multi.registry import trivial_cost
 from cep.errors import ConfigError
 from cep.statistics import Statistics
 from experiments.exps import kind_module
-from experiments.running.folders import MODEL_PAPER_FILE, MODEL_PAPER_PLAN, MODEL_PAPER_PLAN_COST, MODEL_PAPER_TRIVIAL_COST
+from experiments.running.paper_density import COLUMNS, EXCLUDED_SWEEPS, FILE, paper_factor
 from experiments.running.settings import RENAMED_KINDS
-
-#: per multi-pattern kind, the x names whose cells are not a static global plan per method (their own studies)
-KINDS = {"mcep": ("reshuffle_every",), "motto": ("cores",)}
-COLUMNS = ["cell_id", "algorithm", "factor", MODEL_PAPER_PLAN, MODEL_PAPER_PLAN_COST, MODEL_PAPER_TRIVIAL_COST, "rebuilt", "timed"]
-
-
-def paper_factor(meta: Mapping) -> float:
-    """The paper's events of a type per window over the run's (``exp.scales``, the run's ``scale.name``)."""
-    cfg = meta.get("config") or {}
-    scales = (cfg.get("exp") or {}).get("scales") or {}
-    name = (cfg.get("scale") or {}).get("name")
-    try:
-        ours, paper = float(scales[name]["events_per_window"]), float(scales["paper"]["events_per_window"])
-    except (KeyError, TypeError, ValueError):
-        raise ConfigError(f"metadata.json: exp.scales has no events_per_window at scale {name!r} and at 'paper'") from None
-    if not (ours > 0 and paper > 0):
-        raise ConfigError(f"metadata.json: events_per_window must be positive (scale {name!r}: {ours}, paper: {paper})")
-    return paper / ours
-
 
 def scaled(stats, factor: float):
     """``stats`` (one :class:`Statistics` or one per pattern) with every rate times ``factor``."""
@@ -66,7 +47,7 @@ def multi_kind(meta: Mapping) -> str | None:
     """The multi-pattern kind of a results folder's run (``mcep`` or ``motto``), else None."""
     kind = ((meta.get("config") or {}).get("exp") or {}).get("kind")
     kind = RENAMED_KINDS.get(kind, kind)
-    return kind if kind in KINDS else None
+    return kind if kind in EXCLUDED_SWEEPS else None
 
 
 def cell_specs(root: Path, kind: str) -> list[dict]:
@@ -75,7 +56,7 @@ def cell_specs(root: Path, kind: str) -> list[dict]:
     if not path.exists():
         raise ConfigError(f"{path}: missing (the run stores its cell specifications there)")
     with gzip.open(path, "rt") as fh:
-        return [s for s in map(json.loads, fh) if s.get("x_name") not in KINDS[kind]]
+        return [s for s in map(json.loads, fh) if s.get("x_name") not in EXCLUDED_SWEEPS[kind]]
 
 
 def cell_rows(spec: Mapping, kind: str, factor: float, stored: Mapping[str, Mapping]) -> list[dict]:
@@ -91,14 +72,19 @@ def cell_rows(spec: Mapping, kind: str, factor: float, stored: Mapping[str, Mapp
         planned = cell.plan(at, patterns, scaled(stats, factor))
     rows = []
     for alg, p in planned.items():
-        rows.append(dict(zip(COLUMNS, (spec["cell_id"], alg, factor, p.digest, p.metrics.get("plan_cost"),
-                                       p.metrics.get("trivial_cost"), _rebuilt(cell, spec, patterns, stats, alg, p, stored),
-                                       kind == "motto" and alg in TIMED))))
+        rows.append(dict(zip(COLUMNS, (spec["cell_id"], alg, factor, p.digest, _finite(p.metrics.get("plan_cost")),
+                                       _finite(p.metrics.get("trivial_cost")), _rebuilt(cell, spec, patterns, stats, alg, p, stored),
+                                       alg in TIMED))))
     return rows
 
 
-#: MOTTO's methods whose plan comes from the exact Steiner search within ``budget_s`` seconds (Figure 13a's
-#: SH-MDT and MST; Figure 14a's ``exact``)
+def _finite(x) -> float:
+    """A cost as stored: NaN for none or one past the floats' range (a verdict leaves it out)."""
+    return float(x) if x is not None and math.isfinite(x) else math.nan
+
+
+#: the methods whose plan comes from MOTTO's exact Steiner search within a budget of seconds (SH-MDT and MST in
+#: MCEP's and MOTTO's cells, Figure 14a's ``exact``): on a busy machine it may stop at another incumbent
 TIMED = ("SH-MDT", "MST", "exact")
 
 
@@ -126,15 +112,23 @@ def stored_rows(table: pd.DataFrame) -> dict[str, dict[str, dict]]:
 
 def compute(root: Path, *, jobs: int = 1, progress: Callable | None = None, factor: float | None = None,
             sample: int | None = None, seed: int = 0, write: bool = True) -> pd.DataFrame:
-    """The rows of :data:`MODEL_PAPER_FILE` for the results folder ``root`` (every static global-plan
+    """The rows of :data:`FILE` for the results folder ``root`` (every static global-plan
     cell, ``jobs`` processes), written there (``write``); ``progress`` wraps the iterable of cells (a
     progress bar).  ``factor`` replaces the paper's (1: the run's own density, where every re-made plan is
     the stored one) and ``sample`` takes that many cells at random (``seed``), both for checks: a folder's
     file is always every cell at the paper's density."""
+    import contextlib
+    import io
     import random
 
     from joblib import Parallel, delayed
 
+    from cep.io_utils import atomic_write_bytes
+    from experiments.running.folders import require_committed_code
+    from experiments.running.lock import folder_lock
+
+    if write and (factor is not None or sample is not None):
+        raise ConfigError("model-paper writes a folder's file only for every cell at the paper's density (no factor, no sample)")
     meta_path, table_path = root / "metadata.json", root / "results.parquet"
     if not meta_path.exists() or not table_path.exists():
         raise ConfigError(f"{root}: no metadata.json and results.parquet of a run")
@@ -142,16 +136,19 @@ def compute(root: Path, *, jobs: int = 1, progress: Callable | None = None, fact
     kind = multi_kind(meta)
     if kind is None:
         raise ConfigError(f"{root}: not an MCEP or MOTTO run (exp.kind {((meta.get('config') or {}).get('exp') or {}).get('kind')!r})")
-    factor = paper_factor(meta) if factor is None else float(factor)
-    stored = stored_rows(pd.read_parquet(table_path, columns=["cell_id", "algorithm", "metric", "value", "params"]))
-    specs = [s for s in cell_specs(root, kind) if s["cell_id"] in stored]
-    if sample is not None:
-        specs = random.Random(seed).sample(specs, min(sample, len(specs)))
-    wrap = progress or (lambda it: it)
-    parts = Parallel(n_jobs=jobs, return_as="generator")(delayed(cell_rows)(s, kind, factor, stored[s["cell_id"]]) for s in specs)
-    out = pd.DataFrame([r for part in wrap(parts) for r in part], columns=COLUMNS)
-    if write:
-        tmp = root / (MODEL_PAPER_FILE + ".tmp")
-        out.to_parquet(tmp, index=False)
-        tmp.replace(root / MODEL_PAPER_FILE)
+    factor = paper_factor(meta, meta_path) if factor is None else float(factor)
+    if write and (meta.get("config") or {}).get("reference"):
+        require_committed_code()  # the committed reference's file comes from committed code, as its cells do
+    with folder_lock(root, "model-paper") if write else contextlib.nullcontext():
+        stored = stored_rows(pd.read_parquet(table_path, columns=["cell_id", "algorithm", "metric", "value", "params"]))
+        specs = [s for s in cell_specs(root, kind) if s["cell_id"] in stored]
+        if sample is not None:
+            specs = random.Random(seed).sample(specs, min(sample, len(specs)))
+        wrap = progress or (lambda it: it)
+        parts = Parallel(n_jobs=jobs, return_as="generator")(delayed(cell_rows)(s, kind, factor, stored[s["cell_id"]]) for s in specs)
+        out = pd.DataFrame([r for part in wrap(parts) for r in part], columns=COLUMNS)
+        if write:
+            buf = io.BytesIO()
+            out.to_parquet(buf, index=False)
+            atomic_write_bytes(root / FILE, buf.getvalue())
     return out

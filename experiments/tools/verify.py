@@ -3,7 +3,7 @@
 The plan and the status must be identical, and so must every deterministic metric of the registry
 (:data:`cep.metrics.DETERMINISTIC`: costs to 1e-9 relative, counts of events, matches, partial
 matches and buffered events, the metered bytes of the state, ...).  Measured metrics (throughput,
-latency, plan time, search steps, ...) depend on the machine and its load: they are shown side by side
+latency, plan time, neighbours evaluated per second, ...) depend on the machine and its load: they are shown side by side
 with their ratio, and never fail the check.  A deterministic metric the committed rows do not have at
 all (added to the registry after they were stored, such as ``latency_work_mean``) is shown as new and
 does not fail the check; one the committed rows have must be identical on the re-run.
@@ -24,8 +24,9 @@ counts and ``neighbours_evaluated`` must then be identical like any other cell's
 
 An MCEP or MOTTO cell's plans re-made at the paper's density (``model_paper.parquet``,
 :mod:`experiments.tools.model_paper`) are re-made again and compared the same way (``model_paper:``
-before the column): digests identical, costs to 1e-9 relative; a plan that MOTTO's exact Steiner search
-made within its seconds (``timed``) is shown, not failed.
+before the column): the same methods, each rebuilt from the run's own workload and statistics, digests
+identical, costs to 1e-9 relative; a plan that MOTTO's exact Steiner search made within its seconds
+(``timed``) is shown, not failed.
 """
 
 from __future__ import annotations
@@ -41,7 +42,10 @@ import pandas as pd
 from cep.errors import StoreError
 from cep.metrics import DETERMINISTIC, MEASURED
 from experiments.exps import kind_module
-from experiments.running.folders import MODEL_PAPER_FILE, MODEL_PAPER_PLAN, MODEL_PAPER_PLAN_COST, MODEL_PAPER_TRIVIAL_COST
+from experiments.running.paper_density import FILE as MODEL_PAPER_FILE
+from experiments.running.paper_density import PLAN as MODEL_PAPER_PLAN
+from experiments.running.paper_density import PLAN_COST as MODEL_PAPER_PLAN_COST
+from experiments.running.paper_density import TRIVIAL_COST as MODEL_PAPER_TRIVIAL_COST
 from experiments.running.metadata import load_meta
 from experiments.running.store import DAMAGED, ResultStore
 from experiments.tools.model_paper import cell_rows, multi_kind, stored_rows
@@ -105,14 +109,16 @@ def pick_cells(cells: dict[str, dict], ids: list[str], sample: int, seed: int, m
 
 @dataclass
 class Sampled:
-    """A stored cell picked for re-running: its specification (as re-run), its committed rows and the run
-    time stored with it (``_cell_s``: what the re-run is expected to take)."""
+    """A stored cell picked for re-running: its specification (as re-run), its committed rows, the run
+    time stored with it (``_cell_s``: what the re-run is expected to take) and, for a cell whose plans
+    were re-made at the paper's density, its stored planning time (about what re-making them again takes)."""
 
     exp_dir: Path
     cell_id: str
     spec: dict
     committed: pd.DataFrame
     stored_s: float
+    replan_s: float = 0.0
 
 
 def sample_experiment(exp_dir: Path, sample: int, seed: int, max_cell_s: float | None = None) -> list[Sampled]:
@@ -123,10 +129,14 @@ def sample_experiment(exp_dir: Path, sample: int, seed: int, max_cell_s: float |
     if table.empty or not cells:
         return []
     picked = pick_cells(cells, sorted(set(table["cell_id"]) & set(cells)), sample, seed, max_cell_s)
+    remade = set(pd.read_parquet(Path(exp_dir) / MODEL_PAPER_FILE, columns=["cell_id"])["cell_id"]) \
+        if (Path(exp_dir) / MODEL_PAPER_FILE).exists() else set()
     out = []
     for cid in picked:
         committed = table[table["cell_id"] == cid]
-        out.append(Sampled(Path(exp_dir), cid, replay_spec(cells[cid], committed), committed, float(cells[cid].get("_cell_s", 0.0))))
+        replan = float(committed.loc[committed["metric"] == "plan_time_s", "value"].sum()) if cid in remade else 0.0
+        out.append(Sampled(Path(exp_dir), cid, replay_spec(cells[cid], committed), committed, float(cells[cid].get("_cell_s", 0.0)),
+                           replan))
     return out
 
 
@@ -134,7 +144,13 @@ def verify_sampled(cell: Sampled, run_cell=None) -> list[Difference]:
     """Re-run one sampled cell (with ``run_cell``, default its experiment kind's) and compare."""
     run_cell = run_cell or cell_function(cell.exp_dir)
     rows = pd.DataFrame(run_cell(cell.spec))
-    return compare_cell(cell.exp_dir.name, cell.cell_id, cell.spec, cell.committed, rows) + verify_model_paper(cell)
+    return compare_cell(experiment_label(cell.exp_dir), cell.cell_id, cell.spec, cell.committed, rows) + verify_model_paper(cell)
+
+
+def experiment_label(exp_dir: Path) -> str:
+    """How verify names a results folder: the experiment's name, a regime map's ``maps/<name>``."""
+    exp_dir = Path(exp_dir)
+    return f"maps/{exp_dir.name}" if exp_dir.parent.name == "maps" else exp_dir.name
 
 
 def verify_model_paper(cell: Sampled) -> list[Difference]:
@@ -149,16 +165,25 @@ def verify_model_paper(cell: Sampled) -> list[Difference]:
     if stored.empty or kind is None:
         return []
     again = cell_rows(cell.spec, kind, float(stored["factor"].iloc[0]), stored_rows(cell.committed).get(cell.cell_id, {}))
-    out = []
+    name, pid = experiment_label(cell.exp_dir), cell.spec["pattern_id"]
+    methods = sorted(str(a) for a in stored.index), sorted(r["algorithm"] for r in again)
+    out = [Difference(name, cell.cell_id, pid, ",".join(methods[1]), "model_paper:methods", ",".join(methods[0]), ",".join(methods[1]),
+                      methods[0] == methods[1], "identical")]
     for r in again:
         if r["algorithm"] not in stored.index:
             continue
         c = stored.loc[r["algorithm"]]
+        out.append(Difference(name, cell.cell_id, pid, r["algorithm"], "model_paper:rebuilt", bool(c["rebuilt"]), r["rebuilt"],
+                              bool(c["rebuilt"]) and r["rebuilt"], "identical"))
         for k in (MODEL_PAPER_PLAN, MODEL_PAPER_PLAN_COST, MODEL_PAPER_TRIVIAL_COST):
-            same = c[k] == r[k] if k == MODEL_PAPER_PLAN else _close(float(c[k]), float(r[k]))
-            out.append(Difference(cell.exp_dir.name, cell.cell_id, cell.spec["pattern_id"], r["algorithm"], f"model_paper:{k}",
+            same = c[k] == r[k] if k == MODEL_PAPER_PLAN else _close(_number(c[k]), _number(r[k]))
+            out.append(Difference(name, cell.cell_id, pid, r["algorithm"], f"model_paper:{k}",
                                   c[k], r[k], True if r["timed"] else bool(same), SHOWN if r["timed"] else "identical"))
     return out
+
+
+def _number(x) -> float | None:
+    return None if x is None else float(x)
 
 
 def verify_experiment(exp_dir: Path, sample: int, seed: int, max_cell_s: float | None = None) -> list[Difference]:

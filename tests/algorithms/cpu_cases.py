@@ -25,7 +25,7 @@ from algorithms.multi.registry import plan_workload
 from cep import Statistics, parse_pattern
 
 MULTI = ("SA-EDGE", "TS-EDGE", "SA-EDGE-PREFIX", "SH-MDT")
-SEARCH_STEPS = 300  # a step budget, not a time budget: the searches are deterministic
+SEARCH_NEIGHBOURS = 300  # evaluated neighbours, not a time budget: the searches are deterministic
 STEINER_NODES = 200
 
 
@@ -111,7 +111,7 @@ def plans(*, multi: bool = True) -> dict:
             patterns = [parse_pattern(t) for t in texts]
             row = {}
             for planner in MULTI:
-                r = plan_workload(patterns, planner, stats, time_limit=600.0, max_neighbours=SEARCH_STEPS, seed=3,
+                r = plan_workload(patterns, planner, stats, time_limit=600.0, max_neighbours=SEARCH_NEIGHBOURS, seed=3,
                                   max_nodes=STEINER_NODES)
                 row[planner] = [{str(o): str(p) for o, p in sorted(r.plan.plans.items())}, _hex(r.cost)]
             out[name] = row

@@ -5,7 +5,7 @@ OpenBLAS picks its matrix kernels by CPU model, so the same cost can come out a 
 place apart on two machines; equal-cost plans were then broken one way on an AVX-512 machine and
 the other way on an AVX2 one.  The fixed cases of :mod:`cpu_cases` (JQPG patterns of 3 to 8 events
 full of equal-cost plans, every single-pattern planner; MCEP workloads through SA-EDGE, TS-EDGE and
-SA-EDGE-PREFIX with a step budget, and SH-MDT with a node budget) are planned
+SA-EDGE-PREFIX with a budget of evaluated neighbours, and SH-MDT with a node budget) are planned
 
 * in two processes, one at the machine's full kernel level and one with numpy's AVX-512 and AVX2
   kernels switched off (``NPY_DISABLE_CPU_FEATURES``) and OpenBLAS on its SSE kernels

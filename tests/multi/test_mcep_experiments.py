@@ -182,7 +182,7 @@ def test_cells_store_rows_and_the_report_section_has_claims(tiny_rows, tmp_path)
 
 
 def test_verify_replays_a_time_limited_fig11_cell_exactly():
-    """A search-time cell records its steps per component; verify's re-run replays them, and the
+    """A search-time cell records the neighbours each component evaluated; verify's re-run replays them, and the
     plan, costs and counts come out identical."""
     import pandas as pd
 

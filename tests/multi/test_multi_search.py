@@ -1,6 +1,6 @@
 """The multi-pattern graph (MCEP Appendix A), neighbourhoods and local search (Section 4.2, Appendix
 B): the paper's MPG examples, searches never costlier than their start, exhaustive enumeration on
-small workloads, determinism under a step budget, and the searched plans detect what each pattern
+small workloads, determinism under a budget of evaluated neighbours, and the searched plans detect what each pattern
 alone detects."""
 
 from __future__ import annotations
