@@ -67,9 +67,7 @@ def _evaluations(kind, spec: dict, factor: float, halves: bool = False) -> tuple
     (:func:`experiments.running.cells.run_cell`'s steps); with ``halves`` also on the long stream's first and
     second half (split at half its duration), each evaluated apart; and the selectivities the plans were made with."""
     k = float(spec["stream"]["replay"]["windows"])
-    stream = kind.stream(spec)
-    workload = kind.workload(spec, stream)
-    stats = kind.statistics(spec, stream, workload)
+    stream, workload, stats = kind.inputs(spec)
     planned = kind.plan(spec, workload, stats)
     long_spec = _with_windows(spec, k * factor)
     long = kind.stream(long_spec)

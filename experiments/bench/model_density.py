@@ -149,9 +149,7 @@ def _multi(args: argparse.Namespace, root, meta: dict, table, factors: list[floa
     plans, same = [], 0
     for spec in picked:
         kind = mod.cell_kind(spec)
-        stream = kind.stream(spec)
-        patterns = kind.workload(spec, stream)
-        stats = kind.statistics(spec, stream, patterns)
+        _, patterns, stats = kind.inputs(spec)
         g = kind.plan_one(spec, patterns, stats, baseline).plan
         plans.append((spec["cell_id"], g, stats))
         c1 = cost_multi(g, workload_models(g, stats))

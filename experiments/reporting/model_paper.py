@@ -40,10 +40,11 @@ def with_model_paper(inp: SectionInput) -> tuple[pd.DataFrame, list[str]]:
     if not path.exists() or df.empty:
         return df, []
     m = pd.read_parquet(path)
-    why = _mismatch(m, df, inp)
+    want = _wanted(df, inp)
+    why = _mismatch(m, want, inp)
     if why:
         return df, [f"{FILE} left out of the diagnoses: {why}; `python -m experiments model-paper {inp.experiment}` re-makes it"]
-    m = m[pd.MultiIndex.from_frame(m[["cell_id", "algorithm"]]).isin(_wanted(df, inp))]
+    m = m[pd.MultiIndex.from_frame(m[["cell_id", "algorithm"]]).isin(want)]
     first = df.drop_duplicates(["cell_id", "algorithm"]).drop(columns=["metric", "value", "status", "plan"])
     long = m.melt(id_vars=["cell_id", "algorithm", PLAN], value_vars=[PLAN_COST, TRIVIAL_COST], var_name="metric", value_name="value")
     rows = first.merge(long, on=["cell_id", "algorithm"], how="inner")
@@ -54,8 +55,9 @@ def with_model_paper(inp: SectionInput) -> tuple[pd.DataFrame, list[str]]:
     return pd.concat([df, rows[[c for c in df.columns if c in rows] + [PLAN]]], ignore_index=True), note
 
 
-def _mismatch(m: pd.DataFrame, df: pd.DataFrame, inp: SectionInput) -> str:
-    """Why ``m`` does not belong to the stored run (empty when it does)."""
+def _mismatch(m: pd.DataFrame, want: set, inp: SectionInput) -> str:
+    """Why ``m`` does not belong to the stored run, whose re-planned (cell, method) pairs are ``want``
+    (empty when it does)."""
     try:
         factor = paper_factor(inp.meta, inp.exp_dir / "metadata.json")
     except ConfigError as e:
@@ -65,7 +67,6 @@ def _mismatch(m: pd.DataFrame, df: pd.DataFrame, inp: SectionInput) -> str:
         return f"it was made at {sorted(set(m['factor']))} times the run's events per window, the run's paper factor is {factor:.4g}"
     if not m["rebuilt"].all():
         return f"{int((~m['rebuilt']).sum())} of its rows did not rebuild the run's own workload and statistics"
-    want = _wanted(df, inp)
     have = set(map(tuple, m[["cell_id", "algorithm"]].to_numpy()))
     if want - have:
         return f"it has {len(want & have)} of the run's {len(want)} (cell, method) pairs"

@@ -79,6 +79,13 @@ class CellKind:
     def algorithms(self, spec: Mapping) -> list[str]:
         return [spec["algorithm"]]
 
+    def inputs(self, spec: Mapping) -> tuple:
+        """The cell's stream, workload and statistics, built as :func:`run_cell` builds them (what a
+        re-plan of a stored cell starts from)."""
+        stream = self.stream(spec)
+        workload = self.workload(spec, stream)
+        return stream, workload, self.statistics(spec, stream, workload)
+
     def plan(self, spec: Mapping, workload, stats) -> dict[str, Planned]:
         return {a: self.plan_one(spec, workload, stats, a) for a in self.algorithms(spec)}
 
@@ -116,9 +123,7 @@ def row(spec: Mapping, fields: Mapping, algorithm: str, metric: str, value, *, s
 
 def run_cell(kind: CellKind, spec: Mapping) -> list[dict]:
     """The rows of one cell (see the module docstring)."""
-    stream = kind.stream(spec)
-    workload = kind.workload(spec, stream)
-    stats = kind.statistics(spec, stream, workload)
+    stream, workload, stats = kind.inputs(spec)
     planned = kind.plan(spec, workload, stats)
     evaluated = kind.evaluate(spec, stream, workload, planned)
     rows = []

@@ -63,9 +63,7 @@ def cell_rows(spec: Mapping, kind: str, factor: float, stored: Mapping[str, Mapp
     """One cell's rows (module docstring).  ``stored``: per method, the run's row ``params`` (a
     time-limited search's recorded neighbours), its ``plan_cost`` and the trivial plan's (``trivial_cost``)."""
     cell = kind_module(kind).cell_kind(spec)
-    stream = cell.stream(spec)
-    patterns = cell.workload(spec, stream)
-    stats = cell.statistics(spec, stream, patterns)
+    _, patterns, stats = cell.inputs(spec)
     params = next((r["params"] for r in stored.values() if r.get("params")), None)
     at = {**spec, "params": json.loads(params)} if params else spec
     with np.errstate(over="ignore"):
