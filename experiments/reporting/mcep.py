@@ -47,6 +47,7 @@ from experiments.reporting.mcep_paired import (
     within_slope,
 )
 from experiments.reporting.plotstyle import finish_axes, pyplot, save_figure, style
+from experiments.reporting.regime import NAMES
 from experiments.reporting.rules import (
     GREATLY,
     TREND,
@@ -60,21 +61,20 @@ from experiments.reporting.sentences.mcep import SENTENCES as S
 
 WORK = "work"
 
+#: the x axes of MCEP's figures (the swept config keys' names in the regime tables where they read the same)
 X_LABELS = {
+    **{key: NAMES[key] for key in ("search_time", "search_neighbours", "window", "count_window")},
     "workload_size": "patterns in the workload",
     "pattern_size": "average pattern size (events)",
-    "search_time": "search time (s)",
-    "search_neighbours": "search effort (neighbours evaluated)",
-    "window": "time window (s)",
-    "count_window": "count window (events)",
     "density": "MPG density (target)",
     "rate_diff": "normalized arrival-rate difference",
     "reshuffle_every": "events between reshuffles",
 }
 #: sweeps over orders of magnitude (MCEP Fig. 11b's search times and efforts, Fig. 13's 10-1,000 events between reshuffles)
 LOG_X = ("search_time", "search_neighbours", "reshuffle_every")
-#: Figure 11(b)'s two sweeps: the search's budget in seconds and in evaluated neighbours (algorithms/effort.py)
-SEARCH_SWEEPS = ("search_time", "search_neighbours")
+#: Figure 11(b)'s two sweeps: the search's budget in seconds and in evaluated neighbours (algorithms/effort.py),
+#: each with its claims' key suffix and the unit of its x values
+SEARCH_SWEEPS = {"search_time": ("", "s"), "search_neighbours": ("_effort", " neighbours")}
 ORDER = ["SA-EDGE", "TS-EDGE", "SA-VERTEX4", "TS-VERTEX4", "SA-VERTEX8", "TS-VERTEX8", "SA-EDGE-PREFIX",
          "TS-EDGE-PREFIX", "adaptive"]
 
@@ -427,19 +427,20 @@ def _fig11_claims(df: pd.DataFrame) -> list[Claim]:
                      extra_of=lambda m: f"at {xmax:g} s, EDGE over {', '.join(hoods)}, SA and TS pooled")
         out += _rows("fig11_prefix", _effect("fig11_prefix", lambda m: _pooled_ratio(last, HOODS["EDGE"], HOODS["EDGE-PREFIX"], m)),
                      extra_of=lambda m: f"EDGE over EDGE-PREFIX at {xmax:g} s")
-    out += _fig11b_claims(t, "", "s")
-    out += _fig11b_claims(_sweep(cells, "search_neighbours"), "_effort", " neighbours")
+    for sweep in SEARCH_SWEEPS:
+        out += _fig11b_claims(_sweep(cells, sweep), sweep)
     return out
 
 
-def _fig11b_claims(t: pd.DataFrame, suffix: str, unit: str) -> list[Claim]:
-    """Figure 11(b)'s two claims on one of its sweeps: against the search time (``suffix`` "") or its
-    effort in evaluated neighbours (``"_effort"``)."""
+def _fig11b_claims(t: pd.DataFrame, sweep: str) -> list[Claim]:
+    """Figure 11(b)'s two claims on one of its sweeps (:data:`SEARCH_SWEEPS`): against the search time or
+    its effort in evaluated neighbours."""
     if t.empty:
         return []
     gain = lambda d, algs: (lambda m: paired(d, algs, "TRIVIAL", m))  # noqa: E731
+    suffix, unit = SEARCH_SWEEPS[sweep]
     quality, converges_key = f"fig11b_quality{suffix}", f"fig11b_sa_converges{suffix}"
-    axis = "search time" if not suffix else "search effort"
+    axis = X_LABELS[sweep].split(" (")[0]
     out = _rows(quality, _effect(quality, gain(t, LOCAL), trend=True),
                 extra_of=lambda m: f"one slope of log gain on log {axis} per seed")
     xs = sorted(t["x_value"].unique())
