@@ -178,8 +178,8 @@ def _show(v) -> str:
         if float(v).is_integer() and abs(v) < 1e15:
             return f"{int(v):,}"
         return f"{v:.3g}" if abs(v) < 1000 else f"{v:,.0f}"
-    if isinstance(v, dict):
-        return ", ".join(f"{k} {_show(x)}" for k, x in v.items())
+    if isinstance(v, dict):  # by key: a run's settings record (JSON, sorted) and its config list them in other orders
+        return ", ".join(f"{k} {_show(x)}" for k, x in sorted(v.items()))
     if isinstance(v, (list, tuple)):
         if v and all(isinstance(x, int) and not isinstance(x, bool) for x in v) and list(v) == sorted(v):
             return ", ".join(_runs(list(v)))
